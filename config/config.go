@@ -1,0 +1,200 @@
+// Package config holds the two settings of a timing wheel: its alarm precision
+// and its level bits, plus an initial capacity.
+//
+// Time from the wheel's origin is cut into half-open intervals of one alarm
+// precision, 2^A nanoseconds; the interval number of a time t (in ns) is t>>A.
+// The level bits say how many interval numbers the wheel can hold at once:
+// 2^(sum of the bits) intervals ahead of now, at least.
+//
+// Invariant CF1: 0 <= A <= MaxPrecisionLog2; CF2: the level bits are valid
+// (LB1-LB3); CF3: sum(level bits) <= 62 - A; CF4: capacity >= 0.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"time"
+
+	"github.com/gotimingwheel/timingwheel/invariant"
+	"github.com/gotimingwheel/timingwheel/levelbits"
+)
+
+// MaxPrecisionLog2 is the largest allowed precision exponent: a wheel needs at
+// least one level bit, and A + bits <= 62.
+const MaxPrecisionLog2 = levelbits.MaxNumBits - 1
+
+// Errors, usable with errors.Is.
+var (
+	ErrNonPositivePrecision = errors.New("config: precision must be positive")
+	ErrPrecisionOutOfRange  = errors.New("config: precision exponent out of range")
+	ErrNegativeCapacity     = errors.New("config: capacity must not be negative")
+	ErrInvalidLevelBits     = errors.New("config: invalid level bits")
+)
+
+// AlarmPrecision is a power of two nanoseconds, held as its exponent: the
+// value A stands for 2^A ns. Only 0 <= A <= MaxPrecisionLog2 is usable in a
+// Config; Mul and Div can step outside that range, and New rejects the result.
+type AlarmPrecision int
+
+// Common precisions.
+const (
+	OneNanosecond       AlarmPrecision = 0  // 1 ns
+	AboutOneMicrosecond AlarmPrecision = 10 // 1.024 µs
+	AboutOneMillisecond AlarmPrecision = 20 // 1.048576 ms
+	AboutOneSecond      AlarmPrecision = 30 // 1.073741824 s
+	AboutOneDay         AlarmPrecision = 46 // about 19.5 hours
+)
+
+// FloorPow2 returns the largest power of two nanoseconds that is <= d. It fails
+// with ErrNonPositivePrecision when d <= 0.
+func FloorPow2(d time.Duration) (AlarmPrecision, error) {
+	if d <= 0 {
+		return 0, fmt.Errorf("%w: got %v, want > 0", ErrNonPositivePrecision, d)
+	}
+	return AlarmPrecision(bits.Len64(uint64(d)) - 1), nil
+}
+
+// Log2 returns the exponent A of the precision 2^A ns.
+func (p AlarmPrecision) Log2() int { return int(p) }
+
+// Duration returns 2^A ns. For an exponent outside [0, 62] it returns 0 (not a
+// usable precision).
+func (p AlarmPrecision) Duration() time.Duration {
+	if p < 0 || p > levelbits.MaxNumBits {
+		return 0
+	}
+	return time.Duration(1) << uint(p)
+}
+
+// Mul returns the precision times 2^pow2.
+func (p AlarmPrecision) Mul(pow2 int) AlarmPrecision { return p + AlarmPrecision(pow2) }
+
+// Div returns the precision divided by 2^pow2.
+func (p AlarmPrecision) Div(pow2 int) AlarmPrecision { return p - AlarmPrecision(pow2) }
+
+// String formats the precision as "2^A ns (duration)".
+func (p AlarmPrecision) String() string {
+	if p < 0 || p > levelbits.MaxNumBits {
+		return fmt.Sprintf("2^%d ns (out of range)", int(p))
+	}
+	return fmt.Sprintf("2^%d ns (%v)", int(p), p.Duration())
+}
+
+// Config is an immutable wheel configuration. Make one with New; the zero value
+// is precision 1 ns with no levels, which is invalid.
+type Config struct {
+	precision AlarmPrecision
+	levelBits levelbits.LevelBits
+	capacity  int
+}
+
+// Option sets an optional part of a Config.
+type Option func(*Config)
+
+// WithLevelBits sets the level bits; the default is levelbits.Default(). New
+// trims them to 62 - A bits.
+func WithLevelBits(lb levelbits.LevelBits) Option {
+	return func(c *Config) { c.levelBits = lb }
+}
+
+// WithCapacity sets how many alarm records are allocated up front (default 0:
+// grow on demand).
+func WithCapacity(n int) Option {
+	return func(c *Config) { c.capacity = n }
+}
+
+// New returns a Config with precision p. It trims the level bits to 62 - A
+// bits, as the original does, so that the levels never reach past the last
+// representable time. Errors: ErrPrecisionOutOfRange when A is outside
+// [0, MaxPrecisionLog2]; ErrInvalidLevelBits (wrapping the levelbits error)
+// when the level bits are invalid; ErrNegativeCapacity.
+func New(p AlarmPrecision, opts ...Option) (Config, error) {
+	c := Config{precision: p, levelBits: levelbits.Default()}
+	for _, o := range opts {
+		o(&c)
+	}
+	if p < 0 || p > MaxPrecisionLog2 {
+		return Config{}, fmt.Errorf("%w: 2^%d ns, want exponent in [0, %d]",
+			ErrPrecisionOutOfRange, int(p), MaxPrecisionLog2)
+	}
+	if err := c.levelBits.Invariant(); err != nil {
+		return Config{}, fmt.Errorf("%w %v: %w", ErrInvalidLevelBits, c.levelBits, err)
+	}
+	if c.capacity < 0 {
+		return Config{}, fmt.Errorf("%w: got %d, want >= 0", ErrNegativeCapacity, c.capacity)
+	}
+	c.levelBits = c.levelBits.Trim(levelbits.MaxNumBits - int(p))
+	return c, nil
+}
+
+// MicrosecondPrecision returns the config for precision 2^10 ns with level bits
+// [10 10 6 6 5 3]: a small wheel (about 3.3k slots) that reaches 2^50 ns, about
+// 13 days.
+func MicrosecondPrecision() Config {
+	lb, err := levelbits.New(10, 10, 6, 6, 5, 3)
+	if err != nil {
+		panic(err) // unreachable: the bits are valid
+	}
+	c, err := New(AboutOneMicrosecond, WithLevelBits(lb))
+	if err != nil {
+		panic(err) // unreachable
+	}
+	return c
+}
+
+// Precision returns the alarm precision.
+func (c Config) Precision() AlarmPrecision { return c.precision }
+
+// AlarmPrecision returns the alarm precision as a duration.
+func (c Config) AlarmPrecision() time.Duration { return c.precision.Duration() }
+
+// LevelBits returns the (trimmed) level bits.
+func (c Config) LevelBits() levelbits.LevelBits { return c.levelBits }
+
+// Capacity returns the initial number of alarm records.
+func (c Config) Capacity() int { return c.capacity }
+
+// Durations returns, for each level i, the time one full rotation of levels
+// 0..i spans: 2^(A+b0+...+bi) ns, where an exponent of 62 gives 2^62-1 ns.
+func (c Config) Durations() []time.Duration {
+	bs := c.levelBits.Bits()
+	out := make([]time.Duration, len(bs))
+	acc := int(c.precision)
+	for i, b := range bs {
+		acc += b
+		if acc >= levelbits.MaxNumBits {
+			out[i] = time.Duration(1<<62 - 1)
+		} else {
+			out[i] = time.Duration(1) << uint(acc)
+		}
+	}
+	return out
+}
+
+// String formats the config, for example
+// "precision 2^10 ns (1.024µs), level bits [11 10 10 10 10 1]".
+func (c Config) String() string {
+	s := fmt.Sprintf("precision %v, level bits %v", c.precision, c.levelBits)
+	if c.capacity > 0 {
+		s += fmt.Sprintf(", capacity %d", c.capacity)
+	}
+	return s
+}
+
+// Invariant checks CF1-CF4 and returns nil or an *invariant.Violation.
+func (c Config) Invariant() error {
+	if c.precision < 0 || c.precision > MaxPrecisionLog2 {
+		return invariant.Errorf("CF1", "precision exponent %d not in [0, %d]", int(c.precision), MaxPrecisionLog2)
+	}
+	if err := c.levelBits.Invariant(); err != nil {
+		return invariant.Errorf("CF2", "level bits: %v", err)
+	}
+	if n := c.levelBits.NumBits(); n > levelbits.MaxNumBits-int(c.precision) {
+		return invariant.Errorf("CF3", "level bits %v sum to %d > 62 - %d", c.levelBits, n, int(c.precision))
+	}
+	if c.capacity < 0 {
+		return invariant.Errorf("CF4", "capacity %d < 0", c.capacity)
+	}
+	return nil
+}

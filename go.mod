@@ -1,0 +1,3 @@
+module github.com/gotimingwheel/timingwheel
+
+go 1.23
