@@ -1,0 +1,220 @@
+// Package alarm defines the handle users hold for an alarm and the pool of
+// records behind the handles.
+//
+// An Alarm is a small comparable value with no pointers: the owner's ID, the
+// index of a record in the owner's pool, and the record's generation when the
+// handle was made. A handle is valid only while the record is live with that
+// generation and the owner is the one asked, so a handle of a removed, fired or
+// cleared alarm is rejected in O(1), and so is a handle from another queue or
+// wheel. The zero Alarm is the null alarm and is never valid.
+//
+// A Pool keeps records in one slice with a free list threaded through it, so
+// adding and removing allocate nothing once the slice has grown to the peak
+// number of live alarms. A record holds no pointers except the user's value,
+// so the garbage collector has nothing to scan when T holds no pointers.
+//
+// Invariants (checked by Pool.Invariant): AP1 record 0 is the unused sentinel;
+// AP2 the free list visits only free records, each once, and ends; AP3
+// live + free + 1 == len(records); AP4 owner != 0.
+package alarm
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/gotimingwheel/timingwheel/invariant"
+)
+
+// Alarm is a handle to an alarm in a queue or wheel. Compare handles with ==.
+// The zero value is the null alarm, never a member of anything.
+type Alarm struct {
+	owner uint32
+	index uint32
+	gen   uint32
+}
+
+// IsNull reports whether a is the null alarm.
+func (a Alarm) IsNull() bool { return a == Alarm{} }
+
+// String formats a handle for debugging, as "alarm(owner/index@gen)".
+func (a Alarm) String() string {
+	if a.IsNull() {
+		return "alarm(null)"
+	}
+	return fmt.Sprintf("alarm(%d/%d@%d)", a.owner, a.index, a.gen)
+}
+
+// Owner, Index and Gen expose the parts of a handle to the packages that store
+// alarms; users never need them.
+
+// Owner returns the ID of the pool that issued a.
+func (a Alarm) Owner() uint32 { return a.owner }
+
+// Index returns the record index a refers to.
+func (a Alarm) Index() uint32 { return a.index }
+
+// Gen returns the record generation a was issued with.
+func (a Alarm) Gen() uint32 { return a.gen }
+
+// Record states kept in Record.State.
+const (
+	StateFree   uint8 = 0    // on the free list
+	StateFiring uint8 = 0xFF // removed from the structure, its handler running
+	StateDue    uint8 = 0xFE // removed from the levels, waiting in the due list
+	// States 1..62 are "linked at level State-1".
+)
+
+// Record is one alarm's storage. Time is the owner's ordering quantity (a key
+// or a time in ns); Next and Prev link the record into a circular list of the
+// owner's (or, when free, Next links the free list); Gen counts how often the
+// record was freed; State says where the record is.
+type Record[T any] struct {
+	Time  int64
+	Value T
+	Next  uint32
+	Prev  uint32
+	Gen   uint32
+	State uint8
+}
+
+var lastOwner atomic.Uint32
+
+// NewOwnerID returns a process-wide unique owner ID (never 0). IDs repeat only
+// after 2^32-1 calls.
+func NewOwnerID() uint32 {
+	for {
+		if id := lastOwner.Add(1); id != 0 {
+			return id
+		}
+	}
+}
+
+// Pool holds records and hands out handles. Index 0 is a sentinel that is never
+// allocated, so 0 can mean "no record" in links.
+type Pool[T any] struct {
+	recs  []Record[T]
+	free  uint32 // head of the free list, 0 when empty
+	live  int
+	owner uint32
+}
+
+// NewPool returns an empty pool with room for capacity records before it grows.
+func NewPool[T any](capacity int) *Pool[T] {
+	if capacity < 0 {
+		capacity = 0
+	}
+	p := &Pool[T]{owner: NewOwnerID()}
+	p.recs = make([]Record[T], 1, capacity+1)
+	return p
+}
+
+// Owner returns the pool's owner ID, which every handle it issues carries.
+func (p *Pool[T]) Owner() uint32 { return p.owner }
+
+// Live returns the number of allocated records.
+func (p *Pool[T]) Live() int { return p.live }
+
+// Cap returns the number of records the pool holds without growing.
+func (p *Pool[T]) Cap() int { return cap(p.recs) - 1 }
+
+// Len returns the number of records ever allocated and not given back by Reset:
+// the high-water mark, excluding the sentinel.
+func (p *Pool[T]) Len() int { return len(p.recs) - 1 }
+
+// Rec returns the record at index i. The pointer is valid until the next Alloc.
+func (p *Pool[T]) Rec(i uint32) *Record[T] { return &p.recs[i] }
+
+// Alloc returns the index of a fresh record with the given time and value and
+// state; its Next and Prev are 0. Cost: O(1) amortized; it allocates only when
+// the pool grows.
+func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
+	var i uint32
+	if p.free != 0 {
+		i = p.free
+		p.free = p.recs[i].Next
+	} else {
+		if len(p.recs) >= 1<<32-1 {
+			panic("alarm: pool full (2^32-1 records)")
+		}
+		p.recs = append(p.recs, Record[T]{})
+		i = uint32(len(p.recs) - 1)
+	}
+	r := &p.recs[i]
+	r.Time, r.Value, r.Next, r.Prev, r.State = time, v, 0, 0, state
+	p.live++
+	return i
+}
+
+// Free gives record i back. Every handle to it becomes invalid: the generation
+// is bumped. The value is zeroed so that the pool does not keep it alive.
+func (p *Pool[T]) Free(i uint32) {
+	r := &p.recs[i]
+	var zero T
+	r.Value = zero
+	r.Gen++
+	r.State = StateFree
+	r.Prev = 0
+	r.Next = p.free
+	p.free = i
+	p.live--
+}
+
+// Handle returns the handle for record i as it is now.
+func (p *Pool[T]) Handle(i uint32) Alarm {
+	return Alarm{owner: p.owner, index: i, gen: p.recs[i].Gen}
+}
+
+// Lookup returns the index of a's record if a was issued by this pool and its
+// record is allocated with a's generation (in any state but free).
+func (p *Pool[T]) Lookup(a Alarm) (uint32, bool) {
+	if a.owner != p.owner || a.index == 0 || int(a.index) >= len(p.recs) {
+		return 0, false
+	}
+	r := &p.recs[a.index]
+	if r.Gen != a.gen || r.State == StateFree {
+		return 0, false
+	}
+	return a.index, true
+}
+
+// Reset frees every record at once in O(1): the pool takes a new owner ID, so
+// every handle issued before is rejected, and the records are reused from the
+// start. The slice keeps its capacity.
+func (p *Pool[T]) Reset() {
+	clear(p.recs) // drop user values for the garbage collector
+	p.recs = p.recs[:1]
+	p.free = 0
+	p.live = 0
+	p.owner = NewOwnerID()
+}
+
+// Invariant checks AP1-AP4 and returns nil or an *invariant.Violation. It costs
+// O(len(records)).
+func (p *Pool[T]) Invariant() error {
+	if p.owner == 0 {
+		return invariant.Errorf("AP4", "owner ID is 0")
+	}
+	if len(p.recs) == 0 {
+		return invariant.Errorf("AP1", "sentinel record 0 missing")
+	}
+	if p.recs[0].State != StateFree {
+		return invariant.Errorf("AP1", "sentinel record 0 is in state %d", p.recs[0].State)
+	}
+	seen := 0
+	for i := p.free; i != 0; i = p.recs[i].Next {
+		if int(i) >= len(p.recs) {
+			return invariant.Errorf("AP2", "free list reaches index %d beyond %d records", i, len(p.recs))
+		}
+		if p.recs[i].State != StateFree {
+			return invariant.Errorf("AP2", "free list holds record %d in state %d", i, p.recs[i].State)
+		}
+		seen++
+		if seen > len(p.recs) {
+			return invariant.Errorf("AP2", "free list has a cycle")
+		}
+	}
+	if p.live+seen+1 != len(p.recs) {
+		return invariant.Errorf("AP3", "live %d + free %d + 1 != %d records", p.live, seen, len(p.recs))
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+package priorityqueue
+
+import (
+	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/invariant"
+)
+
+// Invariant checks every invariant of the queue and returns nil or an
+// *invariant.Violation naming the first one broken (IDs PQ1-PQ12, and the
+// pool's AP1-AP4; docs/invariants.md states each). Cost: O(slots + capacity).
+//
+//	PQ1  level geometry: s_i = b_0+...+b_(i-1), 2^b_i slots, keysPerSlot = 2^s_i,
+//	     diff = 2^(b_i+s_i)-1 (MaxKey at 62 bits), min_i slot-aligned (or MaxKey),
+//	     max_i = min(min_i + diff, MaxKey)
+//	PQ2  no gap: min_i = floor(max_(i-1)+1, 2^s_i) (MaxKey if max_(i-1) = MaxKey)
+//	PQ3  every element at level i has min_i <= key <= max_i, and its state says i
+//	PQ4  every element sits in the slot its key maps to
+//	PQ5  list links: next(prev(x)) = x = prev(next(x)); lists are finite
+//	PQ6  level length = elements in its slots; Len = sum of levels + due list
+//	PQ7  bitmap bit s is set iff slot s is not empty
+//	PQ8  cached minimum: when valid, equals the smallest key of any element
+//	PQ9  0 <= min_0 <= MinAllowedKey <= MaxKey, and min_0 < MinAllowedKey or a
+//	     non-empty due list only while an interrupted increase is pending
+//	PQ10 due list: elements in state due, all with key min_0
+//	PQ11 pool: live records = Len + records whose handler is running; AP1-AP4
+//	PQ12 every element's time is in [0, MaxKey]
+func (q *Queue[T]) Invariant() error {
+	var bitsPerSlot uint
+	for l := range q.levels {
+		lv := &q.levels[l]
+		if lv.shift != bitsPerSlot || lv.keysPerSlot != int64(1)<<bitsPerSlot ||
+			len(lv.heads) != 1<<lv.bits || lv.mask != uint64(len(lv.heads)-1) || len(lv.occ) != (len(lv.heads)+63)/64 {
+			return invariant.Errorf("PQ1", "level %d: shift %d (want %d), keysPerSlot %d, %d slots for %d bits",
+				l, lv.shift, bitsPerSlot, lv.keysPerSlot, len(lv.heads), lv.bits)
+		}
+		wantDiff := MaxKey
+		if lv.bits+lv.shift < 62 {
+			wantDiff = int64(1)<<(lv.bits+lv.shift) - 1
+		}
+		if lv.diff != wantDiff {
+			return invariant.Errorf("PQ1", "level %d: diff %d, want %d", l, lv.diff, wantDiff)
+		}
+		if lv.minKey < 0 || lv.minKey != MaxKey && lv.minKey%lv.keysPerSlot != 0 {
+			return invariant.Errorf("PQ1", "level %d: min %d not a multiple of %d", l, lv.minKey, lv.keysPerSlot)
+		}
+		if lv.maxKey != addClamp(lv.minKey, lv.diff) {
+			return invariant.Errorf("PQ1", "level %d: max %d, want %d", l, lv.maxKey, addClamp(lv.minKey, lv.diff))
+		}
+		if l > 0 {
+			prev := &q.levels[l-1]
+			if want := lv.minAfter(prev.maxKey); lv.minKey != want {
+				return invariant.Errorf("PQ2", "level %d: min %d, want %d after level %d's max %d",
+					l, lv.minKey, want, l-1, prev.maxKey)
+			}
+		}
+		bitsPerSlot += lv.bits
+	}
+
+	lv0 := &q.levels[0]
+	if lv0.minKey < 0 || lv0.minKey > q.target || q.target > MaxKey {
+		return invariant.Errorf("PQ9", "level 0 min %d, MinAllowedKey %d, want 0 <= min <= MinAllowedKey <= %d",
+			lv0.minKey, q.target, MaxKey)
+	}
+
+	total := 0
+	trueMin := int64(-1)
+	note := func(key int64) {
+		if trueMin < 0 || key < trueMin {
+			trueMin = key
+		}
+	}
+	// walkList checks the links of one circular list and calls f on each record.
+	walkList := func(id string, h uint32, f func(i uint32, r *alarm.Record[T]) error) (int, error) {
+		n := 0
+		for i := h; ; {
+			if i == 0 || int(i) > q.pool.Len() {
+				return n, invariant.Errorf("PQ5", "list from %d reaches bad index %d", h, i)
+			}
+			r := q.rec(i)
+			if q.rec(r.Next).Prev != i || q.rec(r.Prev).Next != i {
+				return n, invariant.Errorf("PQ5", "record %d: next %d / prev %d do not link back", i, r.Next, r.Prev)
+			}
+			if r.Time < 0 || r.Time > MaxKey {
+				return n, invariant.Errorf("PQ12", "record %d has time %d", i, r.Time)
+			}
+			if err := f(i, r); err != nil {
+				return n, err
+			}
+			n++
+			if n > q.pool.Len() {
+				return n, invariant.Errorf("PQ5", "list from %d does not close", h)
+			}
+			if i = r.Next; i == h {
+				return n, nil
+			}
+		}
+	}
+
+	for l := range q.levels {
+		lv := &q.levels[l]
+		count := 0
+		for s, h := range lv.heads {
+			if (h != 0) != lv.occ.has(s) {
+				return invariant.Errorf("PQ7", "level %d slot %d: head %d, bit %v", l, s, h, lv.occ.has(s))
+			}
+			if h == 0 {
+				continue
+			}
+			n, err := walkList("PQ5", h, func(i uint32, r *alarm.Record[T]) error {
+				key := q.keyOf(r)
+				if r.State != uint8(l+1) || key < lv.minKey || key > lv.maxKey {
+					return invariant.Errorf("PQ3", "record %d (key %d, state %d) at level %d covering [%d, %d]",
+						i, key, r.State, l, lv.minKey, lv.maxKey)
+				}
+				if lv.slot(key) != s {
+					return invariant.Errorf("PQ4", "record %d key %d in slot %d of level %d, want slot %d",
+						i, key, s, l, lv.slot(key))
+				}
+				note(key)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			count += n
+		}
+		if count != lv.length {
+			return invariant.Errorf("PQ6", "level %d length %d, slots hold %d", l, lv.length, count)
+		}
+		total += count
+	}
+
+	dueN := 0
+	if q.due != 0 {
+		n, err := walkList("PQ5", q.due, func(i uint32, r *alarm.Record[T]) error {
+			if r.State != alarm.StateDue || q.keyOf(r) != lv0.minKey {
+				return invariant.Errorf("PQ10", "due record %d: state %d, key %d, want key %d",
+					i, r.State, q.keyOf(r), lv0.minKey)
+			}
+			note(q.keyOf(r))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		dueN = n
+	}
+	if dueN != q.dueLen {
+		return invariant.Errorf("PQ6", "due list holds %d, count says %d", dueN, q.dueLen)
+	}
+	total += dueN
+	if total != q.length {
+		return invariant.Errorf("PQ6", "Len %d, levels and due list hold %d", q.length, total)
+	}
+	if q.minValid && (total == 0 || q.minKey != trueMin) {
+		return invariant.Errorf("PQ8", "cached minimum %d, true minimum %d (%d elements)", q.minKey, trueMin, total)
+	}
+	if err := q.pool.Invariant(); err != nil {
+		return err
+	}
+	if q.pool.Live() != q.length+len(q.firing) {
+		return invariant.Errorf("PQ11", "pool has %d live records, queue %d + %d firing",
+			q.pool.Live(), q.length, len(q.firing))
+	}
+	return nil
+}

@@ -1,0 +1,821 @@
+// Package priorityqueue is the hierarchical timing-wheel priority queue that a
+// timing wheel stands on: the port of the Priority_queue inside Jane Street's
+// OCaml Timing_wheel, with the same level geometry and arithmetic, occupancy
+// bitmaps so that no operation scans empty slots, and a total order on
+// removal.
+//
+// Keys are int64 in [0, MaxKey]. Unlike a heap, the queue has no "delete min":
+// it has a minimum allowed key that only grows. IncreaseMinAllowedKey(k)
+// removes every element whose key is below k, in ascending key order and,
+// within one key, in the order the elements were added or changed, and moves
+// the rest down the levels: a lazy radix sort.
+//
+// # Layout
+//
+// Level i has 2^b_i slots, where b_i are the level bits. Its slots are
+// 2^s_i keys wide, where s_i = b_0 + ... + b_(i-1), so one slot of level i
+// spans as many keys as all of level i-1. Each level covers the key range
+// [min_i, max_i] with
+//
+//	min_0 = MinAllowedKey
+//	max_i = min(min_i + 2^(b_i+s_i) - 1, MaxKey)
+//	min_i = floor(max_(i-1)+1, 2^s_i)       (MaxKey if max_(i-1) = MaxKey)
+//
+// so the ranges leave no gap. A key k lives in slot (k >> s_i) mod 2^b_i of
+// its level; a slot holds a circular doubly-linked list of records, and a
+// bitmap per level marks the slots that hold any.
+//
+// # Cost
+//
+// Add, Remove, Change and Mem are O(1) (Add and Change walk at most the number
+// of levels). IncreaseMinAllowedKey costs O(levels + occupied slots passed +
+// elements removed or moved); it never visits an empty slot. MinKey is O(1)
+// when cached and otherwise O(levels + the elements of one slot per level).
+//
+// A Queue is not safe for concurrent use.
+package priorityqueue
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"math"
+
+	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/levelbits"
+)
+
+// MaxKey is the largest key (and time) a queue holds: 2^62 - 1.
+const MaxKey int64 = 1<<62 - 1
+
+// Errors, usable with errors.Is. Every error leaves the queue unchanged.
+var (
+	// ErrKeyOutOfRange: a key (or time) outside what the call accepts.
+	ErrKeyOutOfRange = errors.New("priorityqueue: key out of range")
+	// ErrInvalidAlarm: the handle is null, was removed, fired or cleared, or
+	// belongs to another queue.
+	ErrInvalidAlarm = errors.New("priorityqueue: alarm is not in the queue")
+)
+
+type level struct {
+	bits        uint     // b_i: this level has 1<<bits slots
+	shift       uint     // s_i: keys per slot is 1<<shift
+	mask        uint64   // 1<<bits - 1
+	diff        int64    // max - min for an unclamped range
+	minKey      int64    // first key the level covers; slot-aligned unless MaxKey
+	maxKey      int64    // last key the level covers
+	length      int      // elements linked at this level
+	heads       []uint32 // first record of each slot's list, 0 when empty
+	occ         bitmap   // bit s set iff heads[s] != 0
+	keysPerSlot int64
+}
+
+func (lv *level) slot(key int64) int { return int((uint64(key) >> lv.shift) & lv.mask) }
+
+func (lv *level) alignDown(key int64) int64 { return key &^ (lv.keysPerSlot - 1) }
+
+// minAfter is the original's compute_min_allowed_key: the largest slot-aligned
+// minimum that leaves no gap after a lower level ending at prevMax.
+func (lv *level) minAfter(prevMax int64) int64 {
+	if prevMax == MaxKey {
+		return MaxKey
+	}
+	return lv.alignDown(prevMax + 1)
+}
+
+func addClamp(a, d int64) int64 {
+	if a > MaxKey-d {
+		return MaxKey
+	}
+	return a + d
+}
+
+// Queue is a timing-wheel priority queue of values of type T. Make one with New
+// or NewTimed.
+type Queue[T any] struct {
+	pool   *alarm.Pool[T]
+	levels []level
+	shift  uint  // key = time >> shift
+	length int   // elements linked at a level or waiting in the due list
+	target int64 // MinAllowedKey; levels[0].minKey lags it only inside or after an interrupted increase
+
+	minKey   int64 // when minValid: the smallest key of any element
+	minValid bool
+
+	due    uint32 // head of the due list: elements taken out of the levels to be fired in order
+	dueLen int
+
+	firing []uint32 // records whose removal handler is running (a stack, for re-entrant calls)
+	epoch  uint64   // bumped by Clear, so running drains forget their records
+}
+
+// New returns an empty queue with the given level bits and room for capacity
+// elements before it allocates; MinAllowedKey is 0. Each level i allocates 2^b_i
+// slots (4 bytes each), so level bits such as [40] are not usable. The level
+// bits must be valid (see levelbits.New); New panics otherwise.
+func New[T any](lb levelbits.LevelBits, capacity int) *Queue[T] {
+	return NewTimed[T](lb, capacity, 0)
+}
+
+// NewTimed returns a queue whose elements carry a time t in [0, MaxKey] and are
+// keyed by t >> shift: the form a timing wheel with precision 2^shift uses.
+// With shift 0, time and key are the same and New is NewTimed(lb, capacity, 0).
+// The level bits should sum to at most 62 - shift (config.New trims them so);
+// more bits only describe keys that no time reaches.
+func NewTimed[T any](lb levelbits.LevelBits, capacity int, shift uint) *Queue[T] {
+	if err := lb.Invariant(); err != nil {
+		panic(fmt.Sprintf("priorityqueue: invalid level bits %v: %v", lb, err))
+	}
+	if shift > 62 {
+		panic(fmt.Sprintf("priorityqueue: shift %d > 62", shift))
+	}
+	q := &Queue[T]{pool: alarm.NewPool[T](capacity), shift: shift}
+	q.levels = make([]level, lb.Len())
+	var bitsPerSlot uint
+	nextMin := int64(0)
+	for i := range q.levels {
+		b := uint(lb.At(i))
+		lv := &q.levels[i]
+		lv.bits, lv.shift = b, bitsPerSlot
+		lv.mask = 1<<b - 1
+		lv.keysPerSlot = 1 << bitsPerSlot
+		if b+bitsPerSlot >= 62 {
+			lv.diff = MaxKey
+		} else {
+			lv.diff = 1<<(b+bitsPerSlot) - 1
+		}
+		lv.minKey = lv.alignDown(nextMin)
+		lv.maxKey = addClamp(lv.minKey, lv.diff)
+		lv.heads = make([]uint32, 1<<b)
+		lv.occ = newBitmap(1 << b)
+		if lv.maxKey == MaxKey {
+			nextMin = MaxKey
+		} else {
+			nextMin = lv.maxKey + 1
+		}
+		bitsPerSlot += b
+	}
+	return q
+}
+
+// Len returns the number of elements in the queue. Cost: O(1).
+func (q *Queue[T]) Len() int { return q.length }
+
+// IsEmpty reports whether Len() == 0.
+func (q *Queue[T]) IsEmpty() bool { return q.length == 0 }
+
+// MinAllowedKey returns the smallest key Add accepts. It only grows, through
+// IncreaseMinAllowedKey. Cost: O(1).
+func (q *Queue[T]) MinAllowedKey() int64 { return q.target }
+
+// MaxAllowedKey returns the largest key Add accepts: the top level's maximum.
+// It is at least MinAllowedKey + 2^B - 1 (B the sum of the level bits), capped
+// at MaxKey. Cost: O(1).
+func (q *Queue[T]) MaxAllowedKey() int64 { return q.levels[len(q.levels)-1].maxKey }
+
+// Shift returns the shift that maps an element's time to its key.
+func (q *Queue[T]) Shift() uint { return q.shift }
+
+// NumLevels returns the number of levels.
+func (q *Queue[T]) NumLevels() int { return len(q.levels) }
+
+// LevelLen returns the number of elements held at level i (elements waiting
+// in the due list are on no level).
+func (q *Queue[T]) LevelLen(i int) int { return q.levels[i].length }
+
+// Capacity returns how many elements the queue holds before its record pool
+// grows.
+func (q *Queue[T]) Capacity() int { return q.pool.Cap() }
+
+func (q *Queue[T]) rec(i uint32) *alarm.Record[T] { return q.pool.Rec(i) }
+
+func (q *Queue[T]) keyOf(r *alarm.Record[T]) int64 { return r.Time >> q.shift }
+
+// Add adds an element with key key and value v, after every element already
+// in the queue with that key, and returns its handle. It fails with
+// ErrKeyOutOfRange unless MinAllowedKey() <= key <= MaxAllowedKey(). On a queue
+// made by NewTimed, Add stores key << shift as the time. Cost: O(levels);
+// allocation-free once the pool has grown.
+func (q *Queue[T]) Add(key int64, v T) (alarm.Alarm, error) {
+	if err := q.checkKey(key); err != nil {
+		return alarm.Alarm{}, err
+	}
+	return q.add(key<<q.shift, key, v), nil
+}
+
+// AddTime adds an element with time t, keyed by t >> Shift(). It fails with
+// ErrKeyOutOfRange unless t is in [0, MaxKey] and its key is allowed.
+func (q *Queue[T]) AddTime(t int64, v T) (alarm.Alarm, error) {
+	if err := q.checkTime(t); err != nil {
+		return alarm.Alarm{}, err
+	}
+	return q.add(t, t>>q.shift, v), nil
+}
+
+func (q *Queue[T]) add(t, key int64, v T) alarm.Alarm {
+	i := q.pool.Alloc(t, v, 0)
+	q.insert(i, key)
+	return q.pool.Handle(i)
+}
+
+func (q *Queue[T]) checkKey(key int64) error {
+	if key < q.target || key > q.MaxAllowedKey() {
+		return fmt.Errorf("%w: key %d, allowed [%d, %d]", ErrKeyOutOfRange, key, q.target, q.MaxAllowedKey())
+	}
+	return nil
+}
+
+func (q *Queue[T]) checkTime(t int64) error {
+	if t < 0 || t > MaxKey {
+		return fmt.Errorf("%w: time %d, allowed [0, %d]", ErrKeyOutOfRange, t, MaxKey)
+	}
+	if key := t >> q.shift; key < q.target || key > q.MaxAllowedKey() {
+		return fmt.Errorf("%w: time %d has key %d, allowed [%d, %d]",
+			ErrKeyOutOfRange, t, key, q.target, q.MaxAllowedKey())
+	}
+	return nil
+}
+
+// insert links record i (whose key is key) at the tail of its slot on the
+// lowest level that covers key, as the original's add_elt.
+func (q *Queue[T]) insert(i uint32, key int64) {
+	l := 0
+	for key > q.levels[l].maxKey {
+		l++
+	}
+	lv := &q.levels[l]
+	s := lv.slot(key)
+	q.linkTail(&lv.heads[s], i)
+	lv.occ.set(s)
+	lv.length++
+	q.rec(i).State = uint8(l + 1)
+	q.length++
+	if q.minValid {
+		if key < q.minKey {
+			q.minKey = key
+		}
+	} else if q.length == 1 {
+		q.minKey, q.minValid = key, true
+	}
+}
+
+func (q *Queue[T]) linkTail(head *uint32, i uint32) {
+	r := q.rec(i)
+	h := *head
+	if h == 0 {
+		r.Next, r.Prev = i, i
+		*head = i
+		return
+	}
+	hr := q.rec(h)
+	t := hr.Prev
+	r.Prev, r.Next = t, h
+	q.rec(t).Next = i
+	hr.Prev = i
+}
+
+func (q *Queue[T]) linkHead(head *uint32, i uint32) {
+	q.linkTail(head, i)
+	*head = i
+}
+
+func (q *Queue[T]) unlink(head *uint32, i uint32) {
+	r := q.rec(i)
+	if r.Next == i {
+		*head = 0
+		return
+	}
+	q.rec(r.Prev).Next = r.Next
+	q.rec(r.Next).Prev = r.Prev
+	if *head == i {
+		*head = r.Next
+	}
+}
+
+// detach takes record i out of its level or the due list, without freeing it.
+func (q *Queue[T]) detach(i uint32) {
+	r := q.rec(i)
+	key := q.keyOf(r)
+	if r.State == alarm.StateDue {
+		q.unlink(&q.due, i)
+		q.dueLen--
+	} else {
+		lv := &q.levels[r.State-1]
+		s := lv.slot(key)
+		q.unlink(&lv.heads[s], i)
+		if lv.heads[s] == 0 {
+			lv.occ.unset(s)
+		}
+		lv.length--
+	}
+	q.length--
+	if q.minValid && key == q.minKey {
+		q.minValid = false
+	}
+}
+
+// member returns the record index of a if a is in the queue (linked at a level
+// or due, not being fired).
+func (q *Queue[T]) member(a alarm.Alarm) (uint32, bool) {
+	i, ok := q.pool.Lookup(a)
+	if !ok || q.rec(i).State == alarm.StateFiring {
+		return 0, false
+	}
+	return i, true
+}
+
+func invalid(a alarm.Alarm) error {
+	return fmt.Errorf("%w: %v", ErrInvalidAlarm, a)
+}
+
+// Mem reports whether a is in the queue. An element whose removal handler is
+// running is no longer in the queue. Cost: O(1).
+func (q *Queue[T]) Mem(a alarm.Alarm) bool {
+	_, ok := q.member(a)
+	return ok
+}
+
+// Remove removes a from the queue; a becomes invalid. It fails with
+// ErrInvalidAlarm if a is not in the queue. Cost: O(1).
+func (q *Queue[T]) Remove(a alarm.Alarm) error {
+	i, ok := q.member(a)
+	if !ok {
+		return invalid(a)
+	}
+	q.detach(i)
+	q.pool.Free(i)
+	return nil
+}
+
+// Change gives a the key key, keeping its handle and value; a goes after every
+// other element with that key. Errors: ErrInvalidAlarm, then ErrKeyOutOfRange
+// as for Add. Cost: O(levels).
+func (q *Queue[T]) Change(a alarm.Alarm, key int64) error {
+	i, ok := q.member(a)
+	if !ok {
+		return invalid(a)
+	}
+	if err := q.checkKey(key); err != nil {
+		return err
+	}
+	q.detach(i)
+	q.rec(i).Time = key << q.shift
+	q.insert(i, key)
+	return nil
+}
+
+// ChangeTime is Change for a time t, keyed by t >> Shift().
+func (q *Queue[T]) ChangeTime(a alarm.Alarm, t int64) error {
+	i, ok := q.member(a)
+	if !ok {
+		return invalid(a)
+	}
+	if err := q.checkTime(t); err != nil {
+		return err
+	}
+	q.detach(i)
+	q.rec(i).Time = t
+	q.insert(i, t>>q.shift)
+	return nil
+}
+
+// lookup accepts a member or an element whose removal handler is running.
+func (q *Queue[T]) lookup(a alarm.Alarm) (*alarm.Record[T], error) {
+	i, ok := q.pool.Lookup(a)
+	if !ok {
+		return nil, invalid(a)
+	}
+	return q.rec(i), nil
+}
+
+// Key returns a's key. Inside the handler that is removing a, Key still
+// answers. Error: ErrInvalidAlarm. Cost: O(1).
+func (q *Queue[T]) Key(a alarm.Alarm) (int64, error) {
+	r, err := q.lookup(a)
+	if err != nil {
+		return 0, err
+	}
+	return q.keyOf(r), nil
+}
+
+// Time returns a's time (its key << Shift() unless added by AddTime or changed
+// by ChangeTime). Like Key, it answers inside a's removal handler.
+func (q *Queue[T]) Time(a alarm.Alarm) (int64, error) {
+	r, err := q.lookup(a)
+	if err != nil {
+		return 0, err
+	}
+	return r.Time, nil
+}
+
+// Value returns a's value. Like Key, it answers inside a's removal handler.
+func (q *Queue[T]) Value(a alarm.Alarm) (T, error) {
+	r, err := q.lookup(a)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return r.Value, nil
+}
+
+// MinKey returns the smallest key in the queue, or false when it is empty.
+// Cost: O(1) when cached (after Add, and after IncreaseMinAllowedKey), else
+// O(levels + elements in one slot per level).
+func (q *Queue[T]) MinKey() (int64, bool) {
+	if q.length == 0 {
+		return 0, false
+	}
+	if !q.minValid {
+		q.minKey = q.computeMinKey()
+		q.minValid = true
+	}
+	return q.minKey, true
+}
+
+func (q *Queue[T]) computeMinKey() int64 {
+	if q.due != 0 {
+		// Due elements were taken from level 0's first slot: no key is smaller.
+		return q.keyOf(q.rec(q.due))
+	}
+	best := int64(math.MaxInt64)
+	for l := range q.levels {
+		lv := &q.levels[l]
+		if lv.minKey > best {
+			break
+		}
+		if lv.length == 0 {
+			continue
+		}
+		start := lv.slot(lv.minKey)
+		s := lv.occ.next(start)
+		if s < 0 {
+			s = lv.occ.next(0)
+		}
+		dist := int64((uint64(s) - uint64(start)) & lv.mask)
+		slotMin := lv.alignDown(lv.minKey) + dist<<lv.shift
+		if slotMin >= best {
+			continue
+		}
+		if l == 0 {
+			best = slotMin // one key per slot at level 0
+			continue
+		}
+		h := lv.heads[s]
+		for i := h; ; {
+			r := q.rec(i)
+			if k := q.keyOf(r); k < best {
+				best = k
+			}
+			if i = r.Next; i == h {
+				break
+			}
+		}
+	}
+	return best
+}
+
+// firstWithKey returns the element that removal would take first among those
+// with key k: the due list's head, or else the first element with key k on the
+// highest level that holds one (older elements of a key sit on higher levels).
+func (q *Queue[T]) firstWithKey(k int64) uint32 {
+	if q.due != 0 {
+		return q.due
+	}
+	for l := len(q.levels) - 1; l >= 0; l-- {
+		lv := &q.levels[l]
+		if lv.length == 0 || k < lv.minKey || k > lv.maxKey {
+			continue
+		}
+		h := lv.heads[lv.slot(k)]
+		if h == 0 {
+			continue
+		}
+		for i := h; ; {
+			r := q.rec(i)
+			if q.keyOf(r) == k {
+				return i
+			}
+			if i = r.Next; i == h {
+				break
+			}
+		}
+	}
+	return 0
+}
+
+// MinElt returns the element IncreaseMinAllowedKey would remove first: the
+// smallest key, and among those the earliest added or changed. False when the
+// queue is empty. Cost: as MinKey, plus a walk of the slots holding that key.
+func (q *Queue[T]) MinElt() (alarm.Alarm, bool) {
+	k, ok := q.MinKey()
+	if !ok {
+		return alarm.Alarm{}, false
+	}
+	return q.pool.Handle(q.firstWithKey(k)), true
+}
+
+// MinKeyTimes returns the smallest and largest time among the elements with
+// the smallest key, or false when the queue is empty. Every element with that
+// key counts, whatever level it sits on.
+func (q *Queue[T]) MinKeyTimes() (lo, hi int64, ok bool) {
+	k, ok := q.MinKey()
+	if !ok {
+		return 0, 0, false
+	}
+	lo, hi = math.MaxInt64, math.MinInt64
+	visit := func(h uint32) {
+		if h == 0 {
+			return
+		}
+		for i := h; ; {
+			r := q.rec(i)
+			if q.keyOf(r) == k {
+				lo, hi = min(lo, r.Time), max(hi, r.Time)
+			}
+			if i = r.Next; i == h {
+				break
+			}
+		}
+	}
+	visit(q.due)
+	for l := range q.levels {
+		lv := &q.levels[l]
+		if lv.length > 0 && k >= lv.minKey && k <= lv.maxKey {
+			visit(lv.heads[lv.slot(k)])
+		}
+	}
+	return lo, hi, true
+}
+
+// IncreaseMinAllowedKey raises MinAllowedKey to key and removes every element
+// whose key is below it, calling removed (if not nil) for each, in ascending
+// key order and, within a key, in the order the elements were added or
+// changed. A key at or below MinAllowedKey removes nothing. It fails with
+// ErrKeyOutOfRange for a key above MaxKey, and then changes nothing.
+//
+// removed may call any method of the queue. Inside it, the element being
+// removed is no longer a member but Key, Time and Value still answer for it;
+// MinAllowedKey already returns key, so elements it adds are not removed by
+// this call; an element it removes or changes before its turn is not removed
+// by this call. If removed panics, the panic propagates, the queue stays
+// valid, and the elements not yet removed stay in it, below MinAllowedKey:
+// the next IncreaseMinAllowedKey (any key) or RemoveAtMinKey removes them
+// first.
+//
+// Cost: O(levels + occupied slots passed + elements removed or moved down).
+func (q *Queue[T]) IncreaseMinAllowedKey(key int64, removed func(alarm.Alarm)) error {
+	if key > MaxKey {
+		return fmt.Errorf("%w: key %d above %d", ErrKeyOutOfRange, key, MaxKey)
+	}
+	if key > q.target {
+		q.target = key
+	}
+	q.drain(removed)
+	return nil
+}
+
+// Pending reports whether an increase was interrupted by a panicking handler
+// and left elements below MinAllowedKey.
+func (q *Queue[T]) Pending() bool { return q.due != 0 || q.levels[0].minKey < q.target }
+
+// drain removes, in order, the due list and then every element with a key
+// below q.target, and brings the levels up to q.target. It is re-entrant: a
+// handler may call it again, and both calls continue from the shared state.
+func (q *Queue[T]) drain(removed func(alarm.Alarm)) {
+	depth, epoch := len(q.firing), q.epoch
+	defer q.endFiring(depth, epoch)
+	lv0 := &q.levels[0]
+	for {
+		if q.due != 0 {
+			i := q.due
+			q.unlink(&q.due, i)
+			q.dueLen--
+			q.length--
+			if q.due == 0 {
+				q.minValid = false
+			}
+			q.rec(i).State = alarm.StateFiring
+			if removed == nil {
+				q.pool.Free(i)
+				continue
+			}
+			q.firing = append(q.firing, i)
+			removed(q.pool.Handle(i))
+			if q.epoch == epoch {
+				q.firing = q.firing[:len(q.firing)-1]
+				q.pool.Free(i)
+			}
+			continue
+		}
+		k, ok := q.MinKey()
+		if !ok || k >= q.target {
+			break
+		}
+		if k > lv0.minKey {
+			q.setMin(k)
+		}
+		// Every element with key k now sits in one level-0 slot, oldest first.
+		s := lv0.slot(k)
+		h := lv0.heads[s]
+		lv0.heads[s] = 0
+		lv0.occ.unset(s)
+		n := 0
+		for i := h; ; {
+			r := q.rec(i)
+			r.State = alarm.StateDue
+			n++
+			if i = r.Next; i == h {
+				break
+			}
+		}
+		lv0.length -= n
+		q.due, q.dueLen = h, n
+	}
+	if lv0.minKey < q.target {
+		q.setMin(q.target)
+	}
+}
+
+// endFiring frees the records of handlers that panicked in this drain.
+func (q *Queue[T]) endFiring(depth int, epoch uint64) {
+	if q.epoch != epoch {
+		return
+	}
+	for len(q.firing) > depth {
+		i := q.firing[len(q.firing)-1]
+		q.firing = q.firing[:len(q.firing)-1]
+		q.pool.Free(i)
+	}
+}
+
+// setMin sets level 0's minimum to newMin and raises every higher level's
+// minimum as far as the no-gap rule allows, moving the elements of the slots
+// each level leaves behind down to lower levels. No element may have a key
+// below newMin.
+func (q *Queue[T]) setMin(newMin int64) {
+	lv0 := &q.levels[0]
+	lv0.minKey = newMin
+	lv0.maxKey = addClamp(newMin, lv0.diff)
+	prevMax := lv0.maxKey
+	for l := 1; l < len(q.levels); l++ {
+		lv := &q.levels[l]
+		want := lv.minAfter(prevMax)
+		if want == lv.minKey {
+			break // this level did not move, so no higher level does
+		}
+		old := lv.minKey
+		lv.minKey = want
+		lv.maxKey = addClamp(want, lv.diff)
+		if lv.length > 0 {
+			q.cascade(l, old, want)
+		}
+		prevMax = lv.maxKey
+	}
+}
+
+// cascade moves the elements of level l's slots that start in [from, to) down
+// to lower levels.
+func (q *Queue[T]) cascade(l int, from, to int64) {
+	lv := &q.levels[l]
+	nslots := len(lv.heads)
+	n := (to - from + lv.keysPerSlot - 1) >> lv.shift // slots whose start is below to
+	start := lv.slot(from)
+	if n >= int64(nslots) {
+		q.cascadeRange(l, 0, nslots)
+		return
+	}
+	end := start + int(n)
+	if end <= nslots {
+		q.cascadeRange(l, start, end)
+	} else {
+		q.cascadeRange(l, start, nslots)
+		q.cascadeRange(l, 0, end-nslots)
+	}
+}
+
+func (q *Queue[T]) cascadeRange(l, start, end int) {
+	lv := &q.levels[l]
+	for s := lv.occ.next(start); s >= 0 && s < end; s = lv.occ.next(s + 1) {
+		h := lv.heads[s]
+		lv.heads[s] = 0
+		lv.occ.unset(s)
+		// Walk from the tail and put each element at the head of its new slot:
+		// the slot keeps this slot's order, and ahead of the newer elements
+		// already there.
+		for i := q.rec(h).Prev; ; {
+			r := q.rec(i)
+			prev := r.Prev
+			key := q.keyOf(r)
+			t := l - 1
+			for q.levels[t].minKey > key {
+				t--
+			}
+			tl := &q.levels[t]
+			ts := tl.slot(key)
+			q.linkHead(&tl.heads[ts], i)
+			tl.occ.set(ts)
+			tl.length++
+			r.State = uint8(t + 1)
+			lv.length--
+			if i == h {
+				break
+			}
+			i = prev
+		}
+		if lv.length == 0 {
+			return
+		}
+	}
+}
+
+// RemoveAtMinKey removes, in order, the elements whose key is MinAllowedKey()
+// and whose time is <= maxTime, calling removed for each; the timing wheel's
+// FirePastAlarms. It first finishes an increase a panic interrupted. Elements
+// added by removed are not removed by this call. removed may call any method,
+// as in IncreaseMinAllowedKey.
+func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(alarm.Alarm)) {
+	q.drain(removed)
+	lv0 := &q.levels[0]
+	s := lv0.slot(q.target)
+	h := lv0.heads[s]
+	if h == 0 {
+		return
+	}
+	// Move the chosen elements, in order, to the due list; drain fires them.
+	i := h
+	for {
+		r := q.rec(i)
+		next := r.Next
+		last := next == h
+		if r.Time <= maxTime && q.keyOf(r) == q.target {
+			q.unlink(&lv0.heads[s], i)
+			lv0.length--
+			q.linkTail(&q.due, i)
+			q.dueLen++
+			r.State = alarm.StateDue
+		}
+		if last {
+			break
+		}
+		i = next
+	}
+	if lv0.heads[s] == 0 {
+		lv0.occ.unset(s)
+	}
+	if q.due != 0 {
+		q.drain(removed)
+	}
+}
+
+// All returns an iterator over every element in the queue, each once, in no
+// promised order. The queue must not be changed during the iteration.
+func (q *Queue[T]) All() iter.Seq[alarm.Alarm] {
+	return func(yield func(alarm.Alarm) bool) {
+		walk := func(h uint32) bool {
+			if h == 0 {
+				return true
+			}
+			for i := h; ; {
+				next := q.rec(i).Next
+				if !yield(q.pool.Handle(i)) {
+					return false
+				}
+				if i = next; i == h {
+					return true
+				}
+			}
+		}
+		if !walk(q.due) {
+			return
+		}
+		for l := range q.levels {
+			lv := &q.levels[l]
+			if lv.length == 0 {
+				continue
+			}
+			for s := lv.occ.next(0); s >= 0; s = lv.occ.next(s + 1) {
+				if !walk(lv.heads[s]) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// Clear removes every element; every handle becomes invalid. MinAllowedKey
+// stays. Cost: O(slots + capacity).
+func (q *Queue[T]) Clear() {
+	q.pool.Reset()
+	for l := range q.levels {
+		lv := &q.levels[l]
+		clear(lv.heads)
+		lv.occ.reset()
+		lv.length = 0
+	}
+	q.length = 0
+	q.due, q.dueLen = 0, 0
+	q.minValid = false // the original keeps a stale cached minimum here
+	q.minKey = 0
+	q.firing = q.firing[:0]
+	q.epoch++
+}
