@@ -18,10 +18,11 @@ import (
 //	PQ5  list links: next(prev(x)) = x = prev(next(x)); lists are finite
 //	PQ6  level length = elements in its slots; Len = sum of levels + due list
 //	PQ7  bitmap bit s is set iff slot s is not empty
-//	PQ8  cached minimum: when valid, equals the smallest key of any element
-//	PQ9  0 <= min_0 <= MinAllowedKey <= MaxKey, and min_0 < MinAllowedKey or a
-//	     non-empty due list only while an interrupted increase is pending
-//	PQ10 due list: elements in state due, all with key min_0
+//	PQ8  cached minimum: when valid, equals the smallest key on the levels
+//	PQ9  0 <= min_0 = MinAllowedKey <= MaxKey
+//	PQ10 due list: elements in state due, keys non-decreasing, none above
+//	     MinAllowedKey (it is non-empty only while a removal is under way or
+//	     after a handler panicked)
 //	PQ11 pool: live records = Len + records whose handler is running; AP1-AP4
 //	PQ12 every element's time is in [0, MaxKey]
 func (q *Queue[T]) Invariant() error {
@@ -57,8 +58,8 @@ func (q *Queue[T]) Invariant() error {
 	}
 
 	lv0 := &q.levels[0]
-	if lv0.minKey < 0 || lv0.minKey > q.target || q.target > MaxKey {
-		return invariant.Errorf("PQ9", "level 0 min %d, MinAllowedKey %d, want 0 <= min <= MinAllowedKey <= %d",
+	if lv0.minKey < 0 || lv0.minKey != q.target || q.target > MaxKey {
+		return invariant.Errorf("PQ9", "level 0 min %d, MinAllowedKey %d, want 0 <= min = MinAllowedKey <= %d",
 			lv0.minKey, q.target, MaxKey)
 	}
 
@@ -70,7 +71,7 @@ func (q *Queue[T]) Invariant() error {
 		}
 	}
 	// walkList checks the links of one circular list and calls f on each record.
-	walkList := func(id string, h uint32, f func(i uint32, r *alarm.Record[T]) error) (int, error) {
+	walkList := func(h uint32, f func(i uint32, r *alarm.Record[T]) error) (int, error) {
 		n := 0
 		for i := h; ; {
 			if i == 0 || int(i) > q.pool.Len() {
@@ -106,7 +107,7 @@ func (q *Queue[T]) Invariant() error {
 			if h == 0 {
 				continue
 			}
-			n, err := walkList("PQ5", h, func(i uint32, r *alarm.Record[T]) error {
+			n, err := walkList(h, func(i uint32, r *alarm.Record[T]) error {
 				key := q.keyOf(r)
 				if r.State != uint8(l+1) || key < lv.minKey || key > lv.maxKey {
 					return invariant.Errorf("PQ3", "record %d (key %d, state %d) at level %d covering [%d, %d]",
@@ -130,14 +131,17 @@ func (q *Queue[T]) Invariant() error {
 		total += count
 	}
 
+	levelMin := trueMin
 	dueN := 0
 	if q.due != 0 {
-		n, err := walkList("PQ5", q.due, func(i uint32, r *alarm.Record[T]) error {
-			if r.State != alarm.StateDue || q.keyOf(r) != lv0.minKey {
-				return invariant.Errorf("PQ10", "due record %d: state %d, key %d, want key %d",
-					i, r.State, q.keyOf(r), lv0.minKey)
+		prevKey := int64(-1)
+		n, err := walkList(q.due, func(i uint32, r *alarm.Record[T]) error {
+			key := q.keyOf(r)
+			if r.State != alarm.StateDue || key < prevKey || key > q.target {
+				return invariant.Errorf("PQ10", "due record %d: state %d, key %d after key %d, MinAllowedKey %d",
+					i, r.State, key, prevKey, q.target)
 			}
-			note(q.keyOf(r))
+			prevKey = key
 			return nil
 		})
 		if err != nil {
@@ -152,8 +156,8 @@ func (q *Queue[T]) Invariant() error {
 	if total != q.length {
 		return invariant.Errorf("PQ6", "Len %d, levels and due list hold %d", q.length, total)
 	}
-	if q.minValid && (total == 0 || q.minKey != trueMin) {
-		return invariant.Errorf("PQ8", "cached minimum %d, true minimum %d (%d elements)", q.minKey, trueMin, total)
+	if q.minValid && (levelMin < 0 || q.minKey != levelMin) {
+		return invariant.Errorf("PQ8", "cached minimum %d, true minimum on the levels %d", q.minKey, levelMin)
 	}
 	if err := q.pool.Invariant(); err != nil {
 		return err

@@ -254,7 +254,7 @@ func (q *Queue[T]) insert(i uint32, key int64) {
 		if key < q.minKey {
 			q.minKey = key
 		}
-	} else if q.length == 1 {
+	} else if q.length-q.dueLen == 1 {
 		q.minKey, q.minValid = key, true
 	}
 }
@@ -307,11 +307,11 @@ func (q *Queue[T]) detach(i uint32) {
 			lv.occ.unset(s)
 		}
 		lv.length--
+		if q.minValid && key == q.minKey {
+			q.minValid = false
+		}
 	}
 	q.length--
-	if q.minValid && key == q.minKey {
-		q.minValid = false
-	}
 }
 
 // member returns the record index of a if a is in the queue (linked at a level
@@ -422,7 +422,17 @@ func (q *Queue[T]) Value(a alarm.Alarm) (T, error) {
 // Cost: O(1) when cached (after Add, and after IncreaseMinAllowedKey), else
 // O(levels + elements in one slot per level).
 func (q *Queue[T]) MinKey() (int64, bool) {
-	if q.length == 0 {
+	if q.due != 0 {
+		// Due elements come before every element on the levels.
+		return q.keyOf(q.rec(q.due)), true
+	}
+	return q.levelMinKey()
+}
+
+// levelMinKey is MinKey over the elements on the levels (not the due list),
+// cached in q.minKey.
+func (q *Queue[T]) levelMinKey() (int64, bool) {
+	if q.length-q.dueLen == 0 {
 		return 0, false
 	}
 	if !q.minValid {
@@ -433,10 +443,6 @@ func (q *Queue[T]) MinKey() (int64, bool) {
 }
 
 func (q *Queue[T]) computeMinKey() int64 {
-	if q.due != 0 {
-		// Due elements were taken from level 0's first slot: no key is smaller.
-		return q.keyOf(q.rec(q.due))
-	}
 	best := int64(math.MaxInt64)
 	for l := range q.levels {
 		lv := &q.levels[l]
@@ -575,39 +581,19 @@ func (q *Queue[T]) IncreaseMinAllowedKey(key int64, removed func(alarm.Alarm)) e
 }
 
 // Pending reports whether an increase was interrupted by a panicking handler
-// and left elements below MinAllowedKey.
-func (q *Queue[T]) Pending() bool { return q.due != 0 || q.levels[0].minKey < q.target }
+// and left elements below MinAllowedKey (or, after RemoveAtMinKey, chosen
+// elements at it) waiting to be removed.
+func (q *Queue[T]) Pending() bool { return q.due != 0 }
 
-// drain removes, in order, the due list and then every element with a key
-// below q.target, and brings the levels up to q.target. It is re-entrant: a
-// handler may call it again, and both calls continue from the shared state.
+// drain first moves, in removal order, every element with a key below
+// q.target from the levels to the tail of the due list and brings the levels
+// up to q.target; then it removes the due list's elements one at a time,
+// calling removed. Handlers thus see the final geometry. It is re-entrant: a
+// handler may call it again, and both calls continue from the shared due list.
 func (q *Queue[T]) drain(removed func(alarm.Alarm)) {
-	depth, epoch := len(q.firing), q.epoch
-	defer q.endFiring(depth, epoch)
 	lv0 := &q.levels[0]
 	for {
-		if q.due != 0 {
-			i := q.due
-			q.unlink(&q.due, i)
-			q.dueLen--
-			q.length--
-			if q.due == 0 {
-				q.minValid = false
-			}
-			q.rec(i).State = alarm.StateFiring
-			if removed == nil {
-				q.pool.Free(i)
-				continue
-			}
-			q.firing = append(q.firing, i)
-			removed(q.pool.Handle(i))
-			if q.epoch == epoch {
-				q.firing = q.firing[:len(q.firing)-1]
-				q.pool.Free(i)
-			}
-			continue
-		}
-		k, ok := q.MinKey()
+		k, ok := q.levelMinKey()
 		if !ok || k >= q.target {
 			break
 		}
@@ -619,6 +605,7 @@ func (q *Queue[T]) drain(removed func(alarm.Alarm)) {
 		h := lv0.heads[s]
 		lv0.heads[s] = 0
 		lv0.occ.unset(s)
+		q.minValid = false
 		n := 0
 		for i := h; ; {
 			r := q.rec(i)
@@ -629,10 +616,52 @@ func (q *Queue[T]) drain(removed func(alarm.Alarm)) {
 			}
 		}
 		lv0.length -= n
-		q.due, q.dueLen = h, n
+		q.spliceDue(h, n)
 	}
 	if lv0.minKey < q.target {
 		q.setMin(q.target)
+	}
+	if q.due != 0 {
+		q.fireDue(removed)
+	}
+}
+
+// spliceDue appends the circular list h (n records) to the due list.
+func (q *Queue[T]) spliceDue(h uint32, n int) {
+	q.dueLen += n
+	if q.due == 0 {
+		q.due = h
+		return
+	}
+	dh := q.rec(q.due)
+	dt, t := dh.Prev, q.rec(h).Prev
+	q.rec(dt).Next = h
+	q.rec(h).Prev = dt
+	q.rec(t).Next = q.due
+	dh.Prev = t
+}
+
+// fireDue removes the due list's elements in order.
+func (q *Queue[T]) fireDue(removed func(alarm.Alarm)) {
+	depth, epoch := len(q.firing), q.epoch
+	defer q.endFiring(depth, epoch)
+	for q.due != 0 {
+		i := q.due
+		q.unlink(&q.due, i)
+		q.dueLen--
+		q.length--
+		q.rec(i).State = alarm.StateFiring
+		if removed == nil {
+			q.pool.Free(i)
+			continue
+		}
+		q.firing = append(q.firing, i)
+		removed(q.pool.Handle(i))
+		if q.epoch != epoch {
+			return // Clear ran inside the handler and freed everything
+		}
+		q.firing = q.firing[:len(q.firing)-1]
+		q.pool.Free(i)
 	}
 }
 
@@ -735,32 +764,42 @@ func (q *Queue[T]) cascadeRange(l, start, end int) {
 // as in IncreaseMinAllowedKey.
 func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(alarm.Alarm)) {
 	q.drain(removed)
-	lv0 := &q.levels[0]
-	s := lv0.slot(q.target)
-	h := lv0.heads[s]
-	if h == 0 {
-		return
-	}
-	// Move the chosen elements, in order, to the due list; drain fires them.
-	i := h
-	for {
-		r := q.rec(i)
-		next := r.Next
-		last := next == h
-		if r.Time <= maxTime && q.keyOf(r) == q.target {
-			q.unlink(&lv0.heads[s], i)
-			lv0.length--
-			q.linkTail(&q.due, i)
-			q.dueLen++
-			r.State = alarm.StateDue
+	// Below MaxKey every element with key MinAllowedKey is on level 0; at
+	// MaxKey older ones may stay on higher levels, whose slots holding MaxKey
+	// never pass. Older elements sit higher, so walk from the top down.
+	k := q.target
+	for l := len(q.levels) - 1; l >= 0; l-- {
+		lv := &q.levels[l]
+		if lv.length == 0 || k < lv.minKey || k > lv.maxKey {
+			continue
 		}
-		if last {
-			break
+		s := lv.slot(k)
+		h := lv.heads[s]
+		if h == 0 {
+			continue
 		}
-		i = next
-	}
-	if lv0.heads[s] == 0 {
-		lv0.occ.unset(s)
+		// Move the chosen elements, in order, to the due list; drain fires
+		// them. Count first: unlinking changes the head the walk would stop at.
+		n := 1
+		for i := q.rec(h).Next; i != h; i = q.rec(i).Next {
+			n++
+		}
+		for i := h; n > 0; n-- {
+			r := q.rec(i)
+			next := r.Next
+			if r.Time <= maxTime && q.keyOf(r) == k {
+				q.unlink(&lv.heads[s], i)
+				lv.length--
+				q.linkTail(&q.due, i)
+				q.dueLen++
+				r.State = alarm.StateDue
+				q.minValid = false
+			}
+			i = next
+		}
+		if lv.heads[s] == 0 {
+			lv.occ.unset(s)
+		}
 	}
 	if q.due != 0 {
 		q.drain(removed)

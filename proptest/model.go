@@ -1,0 +1,394 @@
+package proptest
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gotimingwheel/timingwheel/config"
+	"github.com/gotimingwheel/timingwheel/timingwheel"
+)
+
+// ModelAlarm identifies an alarm of a Model (the model's handle). IDs start at 1
+// and are never reused.
+type ModelAlarm int
+
+type modelAlarm[T any] struct {
+	id  ModelAlarm
+	at  int64 // ns since the epoch
+	v   T
+	seq int // order of the last add or reschedule
+}
+
+// Model is a reference model of timingwheel.Wheel[T]: the same methods, the
+// same errors and the same fire order, written to be read at a glance. Alarms
+// live in a plain slice; firing picks the smallest (interval, sequence)
+// alarm one at a time, so handlers may change the model as they run.
+//
+// The reach of the levels (MaxAllowedAlarmTime) is computed from the level
+// bits by the geometry recurrence alone; nothing else of the wheel's layout is
+// modelled.
+type Model[T any] struct {
+	shift   uint
+	bits    []int
+	start   int64
+	now     int64
+	alarms  []modelAlarm[T]
+	seq     int
+	lastID  ModelAlarm
+	firing  ModelAlarm // alarm whose handler is running
+	firingV modelAlarm[T]
+	due     []ModelAlarm // chosen by a FirePastAlarms that a panic interrupted
+}
+
+const maxNs = int64(1)<<62 - 1
+
+// NewModel returns a model of timingwheel.New[T](cfg, start).
+func NewModel[T any](cfg config.Config, start time.Time) (*Model[T], error) {
+	s, err := modelNanos(start)
+	if err != nil {
+		return nil, err
+	}
+	return &Model[T]{shift: uint(cfg.Precision().Log2()), bits: cfg.LevelBits().Bits(), start: s, now: s}, nil
+}
+
+func modelNanos(t time.Time) (int64, error) {
+	if t.Before(time.Unix(0, 0)) || t.After(timingwheel.MaxTime) {
+		return 0, fmt.Errorf("%w: %v", timingwheel.ErrTimeOutOfRange, t)
+	}
+	return t.UnixNano(), nil
+}
+
+func ns2t(ns int64) time.Time { return time.Unix(0, ns).UTC() }
+
+// Now returns the model's clock.
+func (m *Model[T]) Now() time.Time { return ns2t(m.now) }
+
+// Len returns the number of alarms.
+func (m *Model[T]) Len() int { return len(m.alarms) }
+
+// IsEmpty reports whether Len() == 0.
+func (m *Model[T]) IsEmpty() bool { return len(m.alarms) == 0 }
+
+// NowIntervalNum returns now >> A.
+func (m *Model[T]) NowIntervalNum() int64 { return m.now >> m.shift }
+
+// MaxIntervalNum returns (2^62-1) >> A.
+func (m *Model[T]) MaxIntervalNum() int64 { return maxNs >> m.shift }
+
+// maxAllowedKey is the top level's last key when level 0 starts at the current
+// interval: min_0 = now>>A; max_i = min(min_i + 2^(b_i+s_i) - 1, 2^62-1);
+// min_(i+1) = max_i+1 rounded down to a multiple of 2^(s_(i+1)).
+func (m *Model[T]) maxAllowedKey() int64 {
+	lo := m.now >> m.shift
+	var hi int64
+	s := 0
+	for _, b := range m.bits {
+		if s > 0 {
+			if hi == maxNs {
+				lo = maxNs
+			} else {
+				lo = (hi + 1) / (int64(1) << s) * (int64(1) << s)
+			}
+		}
+		if b+s >= 62 || lo > maxNs-(int64(1)<<(b+s)-1) {
+			hi = maxNs
+		} else {
+			hi = lo + int64(1)<<(b+s) - 1
+		}
+		s += b
+	}
+	return hi
+}
+
+// MaxAllowedAlarmTime returns the last time Add accepts now.
+func (m *Model[T]) MaxAllowedAlarmTime() time.Time {
+	k := m.maxAllowedKey()
+	if k >= m.MaxIntervalNum() {
+		return ns2t(maxNs)
+	}
+	return ns2t(k<<m.shift + (1<<m.shift - 1))
+}
+
+func (m *Model[T]) checkAt(at time.Time) (int64, error) {
+	if at.After(m.MaxAllowedAlarmTime()) {
+		return 0, fmt.Errorf("%w: %v", timingwheel.ErrTooFarInFuture, at)
+	}
+	if at.Before(ns2t(m.now >> m.shift << m.shift)) {
+		return 0, fmt.Errorf("%w: %v", timingwheel.ErrBeforeCurrentInterval, at)
+	}
+	return at.UnixNano(), nil
+}
+
+func (m *Model[T]) checkInterval(n int64) error {
+	switch {
+	case n < 0 || n > m.MaxIntervalNum():
+		return fmt.Errorf("%w: %d", timingwheel.ErrIntervalNumOutOfRange, n)
+	case n < m.now>>m.shift:
+		return fmt.Errorf("%w: %d", timingwheel.ErrBeforeCurrentInterval, n)
+	case n > m.maxAllowedKey():
+		return fmt.Errorf("%w: %d", timingwheel.ErrTooFarInFuture, n)
+	}
+	return nil
+}
+
+func (m *Model[T]) find(a ModelAlarm) int {
+	for i := range m.alarms {
+		if m.alarms[i].id == a {
+			return i
+		}
+	}
+	return -1
+}
+
+// Add adds an alarm, as Wheel.Add.
+func (m *Model[T]) Add(at time.Time, v T) (ModelAlarm, error) {
+	ns, err := m.checkAt(at)
+	if err != nil {
+		return 0, err
+	}
+	return m.add(ns, v), nil
+}
+
+func (m *Model[T]) add(ns int64, v T) ModelAlarm {
+	m.lastID++
+	m.seq++
+	m.alarms = append(m.alarms, modelAlarm[T]{id: m.lastID, at: ns, v: v, seq: m.seq})
+	return m.lastID
+}
+
+// AddAtIntervalNum adds an alarm at the start of interval n.
+func (m *Model[T]) AddAtIntervalNum(n int64, v T) (ModelAlarm, error) {
+	if err := m.checkInterval(n); err != nil {
+		return 0, err
+	}
+	return m.add(n<<m.shift, v), nil
+}
+
+// Mem reports whether a is in the model.
+func (m *Model[T]) Mem(a ModelAlarm) bool { return m.find(a) >= 0 }
+
+// Remove removes a.
+func (m *Model[T]) Remove(a ModelAlarm) error {
+	i := m.find(a)
+	if i < 0 {
+		return fmt.Errorf("%w: %d", timingwheel.ErrInvalidAlarm, a)
+	}
+	m.alarms = slices.Delete(m.alarms, i, i+1)
+	return nil
+}
+
+// Reschedule moves a to time at, to the back of its interval.
+func (m *Model[T]) Reschedule(a ModelAlarm, at time.Time) error {
+	i := m.find(a)
+	if i < 0 {
+		return fmt.Errorf("%w: %d", timingwheel.ErrInvalidAlarm, a)
+	}
+	ns, err := m.checkAt(at)
+	if err != nil {
+		return err
+	}
+	m.seq++
+	m.alarms[i].at, m.alarms[i].seq = ns, m.seq
+	m.due = slices.DeleteFunc(m.due, func(id ModelAlarm) bool { return id == a })
+	return nil
+}
+
+// RescheduleAtIntervalNum moves a to the start of interval n.
+func (m *Model[T]) RescheduleAtIntervalNum(a ModelAlarm, n int64) error {
+	i := m.find(a)
+	if i < 0 {
+		return fmt.Errorf("%w: %d", timingwheel.ErrInvalidAlarm, a)
+	}
+	if err := m.checkInterval(n); err != nil {
+		return err
+	}
+	m.seq++
+	m.alarms[i].at, m.alarms[i].seq = n<<m.shift, m.seq
+	m.due = slices.DeleteFunc(m.due, func(id ModelAlarm) bool { return id == a })
+	return nil
+}
+
+// Clear removes every alarm.
+func (m *Model[T]) Clear() { m.alarms, m.due = nil, nil }
+
+// lookup finds a member or the alarm being fired.
+func (m *Model[T]) lookup(a ModelAlarm) (modelAlarm[T], error) {
+	if i := m.find(a); i >= 0 {
+		return m.alarms[i], nil
+	}
+	if a != 0 && a == m.firing {
+		return m.firingV, nil
+	}
+	return modelAlarm[T]{}, fmt.Errorf("%w: %d", timingwheel.ErrInvalidAlarm, a)
+}
+
+// AlarmAt returns a's time; it answers inside a's own handler.
+func (m *Model[T]) AlarmAt(a ModelAlarm) (time.Time, error) {
+	e, err := m.lookup(a)
+	return ns2t(e.at), err
+}
+
+// AlarmValue returns a's value; it answers inside a's own handler.
+func (m *Model[T]) AlarmValue(a ModelAlarm) (T, error) {
+	e, err := m.lookup(a)
+	return e.v, err
+}
+
+// AlarmIntervalNum returns a's interval number.
+func (m *Model[T]) AlarmIntervalNum(a ModelAlarm) (int64, error) {
+	e, err := m.lookup(a)
+	return e.at >> m.shift, err
+}
+
+// first returns the index of the alarm that fires first among those accepted
+// by ok: smallest interval, then smallest sequence. -1 if none.
+func (m *Model[T]) first(ok func(e modelAlarm[T]) bool) int {
+	best := -1
+	for i, e := range m.alarms {
+		if !ok(e) {
+			continue
+		}
+		if best < 0 {
+			best = i
+			continue
+		}
+		b := m.alarms[best]
+		if e.at>>m.shift < b.at>>m.shift || e.at>>m.shift == b.at>>m.shift && e.seq < b.seq {
+			best = i
+		}
+	}
+	return best
+}
+
+// fireWhile fires, one at a time, the first alarm accepted by ok, until none is.
+func (m *Model[T]) fireWhile(ok func(e modelAlarm[T]) bool, fired func(ModelAlarm)) {
+	for {
+		i := m.first(ok)
+		if i < 0 {
+			return
+		}
+		e := m.alarms[i]
+		m.alarms = slices.Delete(m.alarms, i, i+1)
+		if fired != nil {
+			m.firing, m.firingV = e.id, e
+			func() {
+				defer func() { m.firing = 0 }()
+				fired(e.id)
+			}()
+		}
+	}
+}
+
+// fireOverdue fires what a panicking handler left behind: first the rest of an
+// interrupted FirePastAlarms, in order, then every alarm before the current
+// interval.
+func (m *Model[T]) fireOverdue(fired func(ModelAlarm)) {
+	for len(m.due) > 0 {
+		id := m.due[0]
+		m.due = m.due[1:]
+		if m.find(id) >= 0 {
+			m.fireWhile(func(e modelAlarm[T]) bool { return e.id == id }, fired)
+		}
+	}
+	now := m.now >> m.shift
+	m.fireWhile(func(e modelAlarm[T]) bool { return e.at>>m.shift < now }, fired)
+}
+
+// AdvanceClock moves the clock to to (if later) and fires every alarm with
+// at < IntervalStart(to), in order.
+func (m *Model[T]) AdvanceClock(to time.Time, fired func(ModelAlarm)) error {
+	ns, err := modelNanos(to)
+	if err != nil {
+		return err
+	}
+	if ns > m.now {
+		m.now = ns
+	}
+	m.fireOverdue(fired)
+	return nil
+}
+
+// FirePastAlarms fires, in order, the alarms of the current interval with
+// at <= now that are in the model when it is called (after any overdue ones).
+func (m *Model[T]) FirePastAlarms(fired func(ModelAlarm)) {
+	m.fireOverdue(fired)
+	now := m.now >> m.shift
+	var chosen []modelAlarm[T]
+	for _, e := range m.alarms {
+		if e.at>>m.shift == now && e.at <= m.now {
+			chosen = append(chosen, e)
+		}
+	}
+	slices.SortFunc(chosen, func(a, b modelAlarm[T]) int { return a.seq - b.seq })
+	for _, e := range chosen {
+		m.due = append(m.due, e.id)
+	}
+	m.fireOverdue(fired)
+}
+
+// AdvanceClockStopAtNextAlarm sets now to min(to, earliest alarm time), never
+// backwards, then fires the alarms with at <= now.
+func (m *Model[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(ModelAlarm)) error {
+	ns, err := modelNanos(to)
+	if err != nil {
+		return err
+	}
+	m.fireOverdue(fired)
+	for _, e := range m.alarms {
+		ns = min(ns, e.at)
+	}
+	if ns > m.now {
+		m.now = ns
+	}
+	m.FirePastAlarms(fired)
+	return nil
+}
+
+// MinAlarmIntervalNum returns the smallest interval of any alarm.
+func (m *Model[T]) MinAlarmIntervalNum() (int64, bool) {
+	if len(m.alarms) == 0 {
+		return 0, false
+	}
+	k := m.alarms[0].at >> m.shift
+	for _, e := range m.alarms {
+		k = min(k, e.at>>m.shift)
+	}
+	return k, true
+}
+
+// NextAlarmFiresAt returns the start of the interval after the smallest alarm
+// interval; false when empty or when that interval is the last one.
+func (m *Model[T]) NextAlarmFiresAt() (time.Time, bool) {
+	k, ok := m.MinAlarmIntervalNum()
+	if !ok || k >= m.MaxIntervalNum() {
+		return time.Time{}, false
+	}
+	return ns2t((k + 1) << m.shift), true
+}
+
+// MinAlarmTimeInMinInterval returns the earliest time in the smallest interval.
+func (m *Model[T]) MinAlarmTimeInMinInterval() (time.Time, bool) {
+	lo, _, ok := m.minIntervalTimes()
+	return ns2t(lo), ok
+}
+
+// MaxAlarmTimeInMinInterval returns the latest time in the smallest interval.
+func (m *Model[T]) MaxAlarmTimeInMinInterval() (time.Time, bool) {
+	_, hi, ok := m.minIntervalTimes()
+	return ns2t(hi), ok
+}
+
+func (m *Model[T]) minIntervalTimes() (lo, hi int64, ok bool) {
+	k, ok := m.MinAlarmIntervalNum()
+	if !ok {
+		return 0, 0, false
+	}
+	lo, hi = maxNs, 0
+	for _, e := range m.alarms {
+		if e.at>>m.shift == k {
+			lo, hi = min(lo, e.at), max(hi, e.at)
+		}
+	}
+	return lo, hi, true
+}

@@ -1,0 +1,57 @@
+package timingwheel
+
+import (
+	"github.com/gotimingwheel/timingwheel/invariant"
+)
+
+// Invariant checks the wheel and everything under it and returns nil or an
+// *invariant.Violation naming the first invariant broken (docs/invariants.md
+// states each):
+//
+//	CF*  the config is valid
+//	TW1  0 <= start <= now <= MaxTime
+//	TW2  MaxIntervalNum = MaxTime >> A, and IntervalNum(IntervalNumStart(n)) = n
+//	     for n in {0, NowIntervalNum, MaxIntervalNum}
+//	TW3  the queue is keyed by time >> A, and its MinAllowedKey = NowIntervalNum
+//	PQ*  the queue's invariants
+//	TW4  bounded lateness: every alarm has IntervalStart(at) >= IntervalStart(now),
+//	     hence at > now - precision, unless a panicking handler left it overdue,
+//	     and then the queue says an increase is pending
+//
+// An alarm's interval number is derived from its time (at >> A), never stored
+// apart from it, so "an alarm's interval is that of its time" holds by
+// construction and is not checked at run time. Cost: O(slots + alarms).
+func (w *Wheel[T]) Invariant() error {
+	if err := w.cfg.Invariant(); err != nil {
+		return err
+	}
+	if w.start < 0 || w.start > w.now || w.now > maxTimeNs {
+		return invariant.Errorf("TW1", "start %d, now %d, want 0 <= start <= now <= %d", w.start, w.now, maxTimeNs)
+	}
+	if uint(w.cfg.Precision().Log2()) != w.shift || w.maxIntervalNum != maxTimeNs>>w.shift {
+		return invariant.Errorf("TW2", "shift %d for precision 2^%d, MaxIntervalNum %d, want %d",
+			w.shift, w.cfg.Precision().Log2(), w.maxIntervalNum, maxTimeNs>>w.shift)
+	}
+	for _, n := range []int64{0, w.now >> w.shift, w.maxIntervalNum} {
+		if (n<<w.shift)>>w.shift != n {
+			return invariant.Errorf("TW2", "interval %d does not round-trip through its start", n)
+		}
+	}
+	if w.q.Shift() != w.shift || w.q.MinAllowedKey() != w.now>>w.shift {
+		return invariant.Errorf("TW3", "queue shift %d (want %d), MinAllowedKey %d, NowIntervalNum %d",
+			w.q.Shift(), w.shift, w.q.MinAllowedKey(), w.now>>w.shift)
+	}
+	if err := w.q.Invariant(); err != nil {
+		return err
+	}
+	nowInterval := w.now >> w.shift
+	pending := w.q.Pending()
+	for a := range w.q.All() {
+		at, _ := w.q.Time(a)
+		if at>>w.shift < nowInterval && !pending {
+			return invariant.Errorf("TW4", "alarm at %d in interval %d, before the current interval %d (now %d)",
+				at, at>>w.shift, nowInterval, w.now)
+		}
+	}
+	return nil
+}

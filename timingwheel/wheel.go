@@ -1,0 +1,425 @@
+// Package timingwheel is a hierarchical timing wheel: a clock plus a set of
+// alarms, each with a time and a value. It is the port of Jane Street's OCaml
+// Timing_wheel. Nothing happens asynchronously: alarms fire only inside the
+// calls that advance the clock (AdvanceClock, FirePastAlarms,
+// AdvanceClockStopAtNextAlarm), on the caller's goroutine.
+//
+// Time from the Unix epoch is cut into half-open intervals of the alarm
+// precision, 2^A ns. An alarm's key is its interval number, at >> A. Adding,
+// removing and rescheduling an alarm cost O(1); advancing the clock costs
+// O(levels + alarms fired + alarms moved down a level), however far it goes.
+//
+// # Guarantees
+//
+//   - Never early: an alarm fires only once now > at (AdvanceClock), or
+//     now >= at (FirePastAlarms, AdvanceClockStopAtNextAlarm).
+//   - Bounded lateness: after every call, every alarm in the wheel has
+//     IntervalStart(at) >= IntervalStart(now), so AdvanceClock(t) fires an
+//     alarm at the latest when t reaches the interval after the alarm's.
+//   - Nothing lost, nothing twice: every alarm added is, exactly once, fired,
+//     removed or cleared.
+//   - Total order: alarms fire in ascending interval and, within an interval,
+//     in the order they were added or rescheduled, however large the advance.
+//
+// # Handlers
+//
+// A handler runs with Now() already at the target time. It may call any
+// method: read the alarm being fired (AlarmAt, AlarmValue and
+// AlarmIntervalNum answer for it, though Mem is false), and add, remove or
+// reschedule others. An alarm it removes or reschedules before its turn does
+// not fire in this call; an alarm it adds lands at or after the current
+// interval and fires in a later call. If a handler panics, the panic reaches
+// the caller and the wheel stays valid: the due alarms not yet fired stay in
+// the wheel, overdue, and fire first on the next AdvanceClock (with any time),
+// AdvanceClockStopAtNextAlarm or FirePastAlarms.
+//
+// A Wheel is not safe for concurrent use.
+package timingwheel
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/config"
+	"github.com/gotimingwheel/timingwheel/priorityqueue"
+)
+
+const maxTimeNs = priorityqueue.MaxKey // 2^62-1 ns after the epoch
+
+// MaxTime is the last time a wheel represents: 2^62-1 ns after the Unix epoch,
+// 2116-02-20 23:53:38.427387903 UTC. Times before the epoch or after MaxTime
+// are out of range.
+var MaxTime = time.Unix(0, maxTimeNs).UTC()
+
+// Errors, usable with errors.Is. Each returned error wraps one of them with the
+// values involved and the allowed range. A call that fails changes nothing.
+var (
+	ErrTimeOutOfRange        = errors.New("timingwheel: time out of range")
+	ErrIntervalNumOutOfRange = errors.New("timingwheel: interval number out of range")
+	ErrTooFarInFuture        = errors.New("timingwheel: alarm time too far in the future")
+	ErrBeforeCurrentInterval = errors.New("timingwheel: alarm time before the current interval")
+	ErrInvalidConfig         = errors.New("timingwheel: invalid config")
+	ErrInvalidAlarm          = priorityqueue.ErrInvalidAlarm // the handle is not in this wheel
+)
+
+// Wheel is a timing wheel whose alarms carry values of type T.
+type Wheel[T any] struct {
+	cfg            config.Config
+	q              *priorityqueue.Queue[T]
+	shift          uint
+	start          int64
+	now            int64
+	maxIntervalNum int64
+}
+
+// New returns an empty wheel with the given config whose clock reads start.
+// Errors: ErrTimeOutOfRange when start is before the epoch or after MaxTime;
+// ErrInvalidConfig for a config that is not valid (the zero Config).
+func New[T any](cfg config.Config, start time.Time) (*Wheel[T], error) {
+	if err := cfg.Invariant(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+	}
+	s, err := toNanos(start)
+	if err != nil {
+		return nil, err
+	}
+	shift := uint(cfg.Precision().Log2())
+	w := &Wheel[T]{
+		cfg:            cfg,
+		q:              priorityqueue.NewTimed[T](cfg.LevelBits(), cfg.Capacity(), shift),
+		shift:          shift,
+		start:          s,
+		now:            s,
+		maxIntervalNum: maxTimeNs >> shift,
+	}
+	if err := w.q.IncreaseMinAllowedKey(s>>shift, nil); err != nil {
+		return nil, err // unreachable: s >> shift <= MaxKey
+	}
+	return w, nil
+}
+
+func toNanos(t time.Time) (int64, error) {
+	sec := t.Unix()
+	if sec < 0 || sec > maxTimeNs/1e9 {
+		return 0, outOfRange(t)
+	}
+	ns := sec*1e9 + int64(t.Nanosecond())
+	if ns > maxTimeNs {
+		return 0, outOfRange(t)
+	}
+	return ns, nil
+}
+
+func outOfRange(t time.Time) error {
+	return fmt.Errorf("%w: %v, allowed [%v, %v]", ErrTimeOutOfRange,
+		t.UTC(), time.Unix(0, 0).UTC(), MaxTime)
+}
+
+func fromNanos(ns int64) time.Time { return time.Unix(0, ns).UTC() }
+
+// Config returns the wheel's config.
+func (w *Wheel[T]) Config() config.Config { return w.cfg }
+
+// AlarmPrecision returns the length of one interval, 2^A ns.
+func (w *Wheel[T]) AlarmPrecision() time.Duration { return time.Duration(1) << w.shift }
+
+// Now returns the wheel's clock.
+func (w *Wheel[T]) Now() time.Time { return fromNanos(w.now) }
+
+// Start returns the time the wheel was created with.
+func (w *Wheel[T]) Start() time.Time { return fromNanos(w.start) }
+
+// Len returns the number of alarms in the wheel. Cost: O(1).
+func (w *Wheel[T]) Len() int { return w.q.Len() }
+
+// IsEmpty reports whether the wheel holds no alarm.
+func (w *Wheel[T]) IsEmpty() bool { return w.q.Len() == 0 }
+
+// All returns an iterator over every alarm in the wheel, each once, in no
+// promised order. The wheel must not be changed during the iteration.
+func (w *Wheel[T]) All() iter.Seq[alarm.Alarm] { return w.q.All() }
+
+// IntervalNum returns the number of the interval holding t: ns(t) >> A.
+// Error: ErrTimeOutOfRange.
+func (w *Wheel[T]) IntervalNum(t time.Time) (int64, error) {
+	ns, err := toNanos(t)
+	if err != nil {
+		return 0, err
+	}
+	return ns >> w.shift, nil
+}
+
+// NowIntervalNum returns the interval number of Now().
+func (w *Wheel[T]) NowIntervalNum() int64 { return w.now >> w.shift }
+
+// MaxIntervalNum returns the interval number of MaxTime: (2^62-1) >> A.
+func (w *Wheel[T]) MaxIntervalNum() int64 { return w.maxIntervalNum }
+
+// IntervalNumStart returns the first time of interval n: n << A. Error:
+// ErrIntervalNumOutOfRange for n < 0 or n > MaxIntervalNum().
+func (w *Wheel[T]) IntervalNumStart(n int64) (time.Time, error) {
+	if err := w.checkIntervalNum(n); err != nil {
+		return time.Time{}, err
+	}
+	return fromNanos(n << w.shift), nil
+}
+
+func (w *Wheel[T]) checkIntervalNum(n int64) error {
+	if n < 0 || n > w.maxIntervalNum {
+		return fmt.Errorf("%w: %d, allowed [0, %d]", ErrIntervalNumOutOfRange, n, w.maxIntervalNum)
+	}
+	return nil
+}
+
+// IntervalStart returns the first time of the interval holding t. Error:
+// ErrTimeOutOfRange.
+func (w *Wheel[T]) IntervalStart(t time.Time) (time.Time, error) {
+	n, err := w.IntervalNum(t)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return fromNanos(n << w.shift), nil
+}
+
+// MinAllowedAlarmIntervalNum returns the smallest interval number an alarm may
+// have: NowIntervalNum().
+func (w *Wheel[T]) MinAllowedAlarmIntervalNum() int64 { return w.now >> w.shift }
+
+// MaxAllowedAlarmIntervalNum returns the largest interval number an alarm may
+// have now; it grows as the clock advances.
+func (w *Wheel[T]) MaxAllowedAlarmIntervalNum() int64 {
+	return min(w.q.MaxAllowedKey(), w.maxIntervalNum)
+}
+
+// MaxAllowedAlarmTime returns the last time an alarm may have now: the last
+// nanosecond of the last interval the levels can hold, or MaxTime.
+func (w *Wheel[T]) MaxAllowedAlarmTime() time.Time { return fromNanos(w.maxAllowedNanos()) }
+
+func (w *Wheel[T]) maxAllowedNanos() int64 {
+	k := w.q.MaxAllowedKey()
+	if k >= w.maxIntervalNum {
+		return maxTimeNs
+	}
+	return k<<w.shift + (1<<w.shift - 1)
+}
+
+// checkAt returns the nanoseconds of at, or the error Add reports for it:
+// ErrTooFarInFuture when at > MaxAllowedAlarmTime() (checked first), then
+// ErrBeforeCurrentInterval when at is before the current interval.
+func (w *Wheel[T]) checkAt(at time.Time) (int64, error) {
+	sec := at.Unix()
+	if sec > maxTimeNs/1e9 {
+		return 0, w.tooFar(at)
+	}
+	if sec < 0 {
+		return 0, w.beforeInterval(at)
+	}
+	ns := sec*1e9 + int64(at.Nanosecond())
+	if ns > maxTimeNs || ns>>w.shift > w.q.MaxAllowedKey() {
+		return 0, w.tooFar(at)
+	}
+	if ns>>w.shift < w.now>>w.shift {
+		return 0, w.beforeInterval(at)
+	}
+	return ns, nil
+}
+
+func (w *Wheel[T]) tooFar(at time.Time) error {
+	return fmt.Errorf("%w: %v, allowed up to %v", ErrTooFarInFuture, at.UTC(), w.MaxAllowedAlarmTime())
+}
+
+func (w *Wheel[T]) beforeInterval(at time.Time) error {
+	return fmt.Errorf("%w: %v, allowed from %v (now %v)", ErrBeforeCurrentInterval,
+		at.UTC(), fromNanos(w.now>>w.shift<<w.shift), w.Now())
+}
+
+func (w *Wheel[T]) checkIntervalForAlarm(n int64) error {
+	if err := w.checkIntervalNum(n); err != nil {
+		return err
+	}
+	if n < w.now>>w.shift {
+		return fmt.Errorf("%w: interval %d, allowed from %d", ErrBeforeCurrentInterval, n, w.now>>w.shift)
+	}
+	if n > w.q.MaxAllowedKey() {
+		return fmt.Errorf("%w: interval %d, allowed up to %d", ErrTooFarInFuture, n, w.MaxAllowedAlarmIntervalNum())
+	}
+	return nil
+}
+
+// Add adds an alarm at time at with value v and returns its handle. The alarm
+// fires after every alarm already in its interval. Errors: ErrTooFarInFuture
+// if at > MaxAllowedAlarmTime() (checked first), ErrBeforeCurrentInterval if
+// at is before the start of the current interval. A time inside the current
+// interval but before now is accepted, as in the original; the alarm fires at
+// the next advance or FirePastAlarms. Cost: O(levels); no allocation once the
+// wheel has held as many alarms before.
+func (w *Wheel[T]) Add(at time.Time, v T) (alarm.Alarm, error) {
+	ns, err := w.checkAt(at)
+	if err != nil {
+		return alarm.Alarm{}, err
+	}
+	return w.q.AddTime(ns, v)
+}
+
+// AddAtIntervalNum adds an alarm at the start of interval n. Errors:
+// ErrIntervalNumOutOfRange, ErrBeforeCurrentInterval, ErrTooFarInFuture.
+func (w *Wheel[T]) AddAtIntervalNum(n int64, v T) (alarm.Alarm, error) {
+	if err := w.checkIntervalForAlarm(n); err != nil {
+		return alarm.Alarm{}, err
+	}
+	return w.q.AddTime(n<<w.shift, v)
+}
+
+// Mem reports whether a is in the wheel. Cost: O(1).
+func (w *Wheel[T]) Mem(a alarm.Alarm) bool { return w.q.Mem(a) }
+
+// Remove removes a; a becomes invalid. Error: ErrInvalidAlarm. Cost: O(1).
+func (w *Wheel[T]) Remove(a alarm.Alarm) error { return w.q.Remove(a) }
+
+// Reschedule moves a to time at, keeping its handle and value; a goes to the
+// back of its new interval. Errors: ErrInvalidAlarm, then those of Add.
+// Cost: O(levels).
+func (w *Wheel[T]) Reschedule(a alarm.Alarm, at time.Time) error {
+	if !w.q.Mem(a) {
+		return fmt.Errorf("%w: %v", ErrInvalidAlarm, a)
+	}
+	ns, err := w.checkAt(at)
+	if err != nil {
+		return err
+	}
+	return w.q.ChangeTime(a, ns)
+}
+
+// RescheduleAtIntervalNum moves a to the start of interval n. Errors:
+// ErrInvalidAlarm, then those of AddAtIntervalNum.
+func (w *Wheel[T]) RescheduleAtIntervalNum(a alarm.Alarm, n int64) error {
+	if !w.q.Mem(a) {
+		return fmt.Errorf("%w: %v", ErrInvalidAlarm, a)
+	}
+	if err := w.checkIntervalForAlarm(n); err != nil {
+		return err
+	}
+	return w.q.ChangeTime(a, n<<w.shift)
+}
+
+// Clear removes every alarm; every handle becomes invalid. The clock stays.
+func (w *Wheel[T]) Clear() { w.q.Clear() }
+
+// AlarmAt returns a's time. It answers inside a's own handler too. Error:
+// ErrInvalidAlarm.
+func (w *Wheel[T]) AlarmAt(a alarm.Alarm) (time.Time, error) {
+	ns, err := w.q.Time(a)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return fromNanos(ns), nil
+}
+
+// AlarmIntervalNum returns the interval number of a's time. Error:
+// ErrInvalidAlarm.
+func (w *Wheel[T]) AlarmIntervalNum(a alarm.Alarm) (int64, error) { return w.q.Key(a) }
+
+// AlarmValue returns a's value. Error: ErrInvalidAlarm.
+func (w *Wheel[T]) AlarmValue(a alarm.Alarm) (T, error) { return w.q.Value(a) }
+
+// AdvanceClock moves the clock to to and fires, in order, every alarm with
+// at < IntervalStart(to), calling fired (if not nil) for each. If to <= Now()
+// the clock stays and nothing fires, except the overdue alarms a panicking
+// handler left behind. Error: ErrTimeOutOfRange when to is before the epoch or
+// after MaxTime. Cost: O(levels + alarms fired + alarms moved down a level).
+func (w *Wheel[T]) AdvanceClock(to time.Time, fired func(alarm.Alarm)) error {
+	ns, err := toNanos(to)
+	if err != nil {
+		return err
+	}
+	if ns > w.now {
+		w.now = ns
+	}
+	return w.q.IncreaseMinAllowedKey(w.now>>w.shift, fired)
+}
+
+// FirePastAlarms fires, in order, the alarms of the current interval with
+// at <= Now() (after any overdue alarms a panicking handler left behind).
+// Alarms that fired handlers add are not fired by this call.
+func (w *Wheel[T]) FirePastAlarms(fired func(alarm.Alarm)) {
+	w.q.RemoveAtMinKey(w.now, fired)
+}
+
+// AdvanceClockStopAtNextAlarm is the discrete-event step. It sets Now() to the
+// earlier of to and the earliest alarm time (never backwards) and then fires
+// the alarms with at <= Now(), in order. So
+//
+//	for !w.IsEmpty() {
+//		w.AdvanceClockStopAtNextAlarm(timingwheel.MaxTime, handle)
+//	}
+//
+// fires every alarm in time order, one instant per call, each with Now() equal
+// to its time. The original's advance_clock_stop_at_next_alarm only parks the
+// clock at the next alarm and fires nothing; see docs/design.md. Error:
+// ErrTimeOutOfRange for to out of range.
+func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(alarm.Alarm)) error {
+	ns, err := toNanos(to)
+	if err != nil {
+		return err
+	}
+	if w.q.Pending() {
+		// Fire what a panicking handler left behind before looking ahead.
+		if err := w.q.IncreaseMinAllowedKey(w.now>>w.shift, fired); err != nil {
+			return err
+		}
+	}
+	if lo, _, ok := w.q.MinKeyTimes(); ok && lo < ns {
+		ns = lo
+	}
+	if ns > w.now {
+		// No alarm is before ns, so this moves the clock and fires nothing.
+		w.now = ns
+		if err := w.q.IncreaseMinAllowedKey(ns>>w.shift, fired); err != nil {
+			return err
+		}
+	}
+	w.q.RemoveAtMinKey(w.now, fired)
+	return nil
+}
+
+// NextAlarmFiresAt returns the earliest time to which AdvanceClock fires an
+// alarm: the start of the interval after the earliest alarm's interval. It is
+// false when the wheel is empty or the earliest alarm is in the last interval
+// (which no advance fires; use FirePastAlarms at MaxTime). Cost: O(1) when the
+// minimum is cached, which it is after every advance and add.
+func (w *Wheel[T]) NextAlarmFiresAt() (time.Time, bool) {
+	k, ok := w.q.MinKey()
+	if !ok || k >= w.maxIntervalNum {
+		return time.Time{}, false
+	}
+	return fromNanos((k + 1) << w.shift), true
+}
+
+// MinAlarmIntervalNum returns the smallest interval number of any alarm, or
+// false when the wheel is empty.
+func (w *Wheel[T]) MinAlarmIntervalNum() (int64, bool) { return w.q.MinKey() }
+
+// MinAlarmTimeInMinInterval returns the earliest time among the alarms of the
+// smallest interval, or false when the wheel is empty. Every alarm of that
+// interval counts, whatever level it sits on (the original looks at one list
+// and can answer wrong).
+func (w *Wheel[T]) MinAlarmTimeInMinInterval() (time.Time, bool) {
+	lo, _, ok := w.q.MinKeyTimes()
+	if !ok {
+		return time.Time{}, false
+	}
+	return fromNanos(lo), true
+}
+
+// MaxAlarmTimeInMinInterval returns the latest time among the alarms of the
+// smallest interval, or false when the wheel is empty.
+func (w *Wheel[T]) MaxAlarmTimeInMinInterval() (time.Time, bool) {
+	_, hi, ok := w.q.MinKeyTimes()
+	if !ok {
+		return time.Time{}, false
+	}
+	return fromNanos(hi), true
+}
