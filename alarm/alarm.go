@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/gotimingwheel/timingwheel/internal/mutant"
 	"github.com/gotimingwheel/timingwheel/invariant"
 )
 
@@ -171,7 +172,7 @@ func (p *Pool[T]) Lookup(a Alarm) (uint32, bool) {
 		return 0, false
 	}
 	r := &p.recs[a.index]
-	if r.Gen != a.gen || r.State == StateFree {
+	if r.Gen != a.gen && !mutant.Is(mutant.HandleGenIgnored) || r.State == StateFree {
 		return 0, false
 	}
 	return a.index, true

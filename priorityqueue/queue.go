@@ -42,6 +42,8 @@ import (
 	"math"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/internal/checked"
+	"github.com/gotimingwheel/timingwheel/internal/mutant"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
 
@@ -84,6 +86,9 @@ func (lv *level) minAfter(prevMax int64) int64 {
 }
 
 func addClamp(a, d int64) int64 {
+	if mutant.Is(mutant.ClampWrong) && a > MaxKey-1-d {
+		return MaxKey - 1
+	}
 	if a > MaxKey-d {
 		return MaxKey
 	}
@@ -107,6 +112,27 @@ type Queue[T any] struct {
 
 	firing []uint32 // records whose removal handler is running (a stack, for re-entrant calls)
 	epoch  uint64   // bumped by Clear, so running drains forget their records
+
+	counts Counts
+}
+
+// Counts are a queue's cumulative counters.
+type Counts struct {
+	Added   uint64 // elements added
+	Removed uint64 // elements removed by Remove
+	Fired   uint64 // elements removed by IncreaseMinAllowedKey or RemoveAtMinKey
+	Cleared uint64 // elements dropped by Clear
+	Moved   uint64 // moves of an element down a level (cascades)
+}
+
+// Counts returns the cumulative counters.
+func (q *Queue[T]) Counts() Counts { return q.counts }
+
+// check runs the invariants after a mutating call in checked mode.
+func (q *Queue[T]) check(call string, args ...any) {
+	if err := q.Invariant(); err != nil {
+		checked.Fail("priorityqueue."+call, args, err)
+	}
 }
 
 // New returns an empty queue with the given level bits and room for capacity
@@ -200,7 +226,11 @@ func (q *Queue[T]) Add(key int64, v T) (alarm.Alarm, error) {
 	if err := q.checkKey(key); err != nil {
 		return alarm.Alarm{}, err
 	}
-	return q.add(key<<q.shift, key, v), nil
+	a := q.add(key<<q.shift, key, v)
+	if checked.On {
+		q.check("Add", key)
+	}
+	return a, nil
 }
 
 // AddTime adds an element with time t, keyed by t >> Shift(). It fails with
@@ -209,12 +239,17 @@ func (q *Queue[T]) AddTime(t int64, v T) (alarm.Alarm, error) {
 	if err := q.checkTime(t); err != nil {
 		return alarm.Alarm{}, err
 	}
-	return q.add(t, t>>q.shift, v), nil
+	a := q.add(t, t>>q.shift, v)
+	if checked.On {
+		q.check("AddTime", t)
+	}
+	return a, nil
 }
 
 func (q *Queue[T]) add(t, key int64, v T) alarm.Alarm {
 	i := q.pool.Alloc(t, v, 0)
 	q.insert(i, key)
+	q.counts.Added++
 	return q.pool.Handle(i)
 }
 
@@ -245,6 +280,9 @@ func (q *Queue[T]) insert(i uint32, key int64) {
 	}
 	lv := &q.levels[l]
 	s := lv.slot(key)
+	if mutant.Is(mutant.SlotOffByOne) && l > 0 {
+		s = (s + 1) & int(lv.mask)
+	}
 	q.linkTail(&lv.heads[s], i)
 	lv.occ.set(s)
 	lv.length++
@@ -303,11 +341,13 @@ func (q *Queue[T]) detach(i uint32) {
 		lv := &q.levels[r.State-1]
 		s := lv.slot(key)
 		q.unlink(&lv.heads[s], i)
-		if lv.heads[s] == 0 {
+		if lv.heads[s] == 0 && !mutant.Is(mutant.BitmapNotCleared) {
 			lv.occ.unset(s)
 		}
-		lv.length--
-		if q.minValid && key == q.minKey {
+		if !mutant.Is(mutant.LengthNotCounted) {
+			lv.length--
+		}
+		if q.minValid && key == q.minKey && !mutant.Is(mutant.MinNotInvalidated) {
 			q.minValid = false
 		}
 	}
@@ -344,6 +384,10 @@ func (q *Queue[T]) Remove(a alarm.Alarm) error {
 	}
 	q.detach(i)
 	q.pool.Free(i)
+	q.counts.Removed++
+	if checked.On {
+		q.check("Remove", a)
+	}
 	return nil
 }
 
@@ -361,6 +405,9 @@ func (q *Queue[T]) Change(a alarm.Alarm, key int64) error {
 	q.detach(i)
 	q.rec(i).Time = key << q.shift
 	q.insert(i, key)
+	if checked.On {
+		q.check("Change", a, key)
+	}
 	return nil
 }
 
@@ -376,6 +423,9 @@ func (q *Queue[T]) ChangeTime(a alarm.Alarm, t int64) error {
 	q.detach(i)
 	q.rec(i).Time = t
 	q.insert(i, t>>q.shift)
+	if checked.On {
+		q.check("ChangeTime", a, t)
+	}
 	return nil
 }
 
@@ -573,28 +623,43 @@ func (q *Queue[T]) IncreaseMinAllowedKey(key int64, removed func(alarm.Alarm)) e
 	if key > MaxKey {
 		return fmt.Errorf("%w: key %d above %d", ErrKeyOutOfRange, key, MaxKey)
 	}
-	if key > q.target {
-		q.target = key
+	q.CollectTo(key, 0)
+	q.FireDue(removed)
+	if checked.On {
+		q.check("IncreaseMinAllowedKey", key)
 	}
-	q.drain(removed)
 	return nil
 }
 
-// Pending reports whether an increase was interrupted by a panicking handler
-// and left elements below MinAllowedKey (or, after RemoveAtMinKey, chosen
-// elements at it) waiting to be removed.
+// Pending reports whether elements wait in the due list: after CollectTo,
+// inside a removal handler, or after a handler panicked.
 func (q *Queue[T]) Pending() bool { return q.due != 0 }
 
-// drain first moves, in removal order, every element with a key below
-// q.target from the levels to the tail of the due list and brings the levels
-// up to q.target; then it removes the due list's elements one at a time,
-// calling removed. Handlers thus see the final geometry. It is re-entrant: a
-// handler may call it again, and both calls continue from the shared due list.
-func (q *Queue[T]) drain(removed func(alarm.Alarm)) {
+// DueLen returns the number of elements waiting in the due list.
+func (q *Queue[T]) DueLen() int { return q.dueLen }
+
+// CollectTo is the first half of IncreaseMinAllowedKey, for wrappers (such as
+// a timing wheel) that must update their own state before any handler runs.
+// It moves every element with a key below key from the levels to the tail of
+// the due list, in removal order, and raises MinAllowedKey to key (a key at or
+// below it, or above MaxKey, moves nothing). With limit > 0 it stops early:
+// once it has moved at least limit elements it finishes the key it is at and
+// raises MinAllowedKey only to the next key that still has elements below
+// key. It returns MinAllowedKey afterwards. Nothing is removed and no handler
+// runs: FireDue does that.
+func (q *Queue[T]) CollectTo(key int64, limit int) int64 {
+	if key > MaxKey || key <= q.target {
+		return q.target
+	}
 	lv0 := &q.levels[0]
+	n := 0
 	for {
 		k, ok := q.levelMinKey()
-		if !ok || k >= q.target {
+		if !ok || k >= key {
+			break
+		}
+		if limit > 0 && n >= limit {
+			key = k
 			break
 		}
 		if k > lv0.minKey {
@@ -606,24 +671,34 @@ func (q *Queue[T]) drain(removed func(alarm.Alarm)) {
 		lv0.heads[s] = 0
 		lv0.occ.unset(s)
 		q.minValid = false
-		n := 0
+		c := 0
 		for i := h; ; {
 			r := q.rec(i)
 			r.State = alarm.StateDue
-			n++
+			c++
 			if i = r.Next; i == h {
 				break
 			}
 		}
-		lv0.length -= n
-		q.spliceDue(h, n)
+		lv0.length -= c
+		n += c
+		q.spliceDue(h, c)
 	}
-	if lv0.minKey < q.target {
-		q.setMin(q.target)
+	q.target = key
+	if lv0.minKey < key {
+		q.setMin(key)
 	}
-	if q.due != 0 {
-		q.fireDue(removed)
+	return key
+}
+
+// FireDue removes the due list's elements in order, calling removed (if not
+// nil) for each, and returns how many this call removed. It is the second
+// half of IncreaseMinAllowedKey; removed may call any method (see there).
+func (q *Queue[T]) FireDue(removed func(alarm.Alarm)) int {
+	if q.due == 0 {
+		return 0
 	}
+	return q.fireDue(removed)
 }
 
 // spliceDue appends the circular list h (n records) to the due list.
@@ -642,7 +717,7 @@ func (q *Queue[T]) spliceDue(h uint32, n int) {
 }
 
 // fireDue removes the due list's elements in order.
-func (q *Queue[T]) fireDue(removed func(alarm.Alarm)) {
+func (q *Queue[T]) fireDue(removed func(alarm.Alarm)) (n int) {
 	depth, epoch := len(q.firing), q.epoch
 	defer q.endFiring(depth, epoch)
 	for q.due != 0 {
@@ -650,6 +725,8 @@ func (q *Queue[T]) fireDue(removed func(alarm.Alarm)) {
 		q.unlink(&q.due, i)
 		q.dueLen--
 		q.length--
+		q.counts.Fired++
+		n++
 		q.rec(i).State = alarm.StateFiring
 		if removed == nil {
 			q.pool.Free(i)
@@ -658,11 +735,12 @@ func (q *Queue[T]) fireDue(removed func(alarm.Alarm)) {
 		q.firing = append(q.firing, i)
 		removed(q.pool.Handle(i))
 		if q.epoch != epoch {
-			return // Clear ran inside the handler and freed everything
+			return n // Clear ran inside the handler and freed everything
 		}
 		q.firing = q.firing[:len(q.firing)-1]
 		q.pool.Free(i)
 	}
+	return n
 }
 
 // endFiring frees the records of handlers that panicked in this drain.
@@ -673,7 +751,9 @@ func (q *Queue[T]) endFiring(depth int, epoch uint64) {
 	for len(q.firing) > depth {
 		i := q.firing[len(q.firing)-1]
 		q.firing = q.firing[:len(q.firing)-1]
-		q.pool.Free(i)
+		if !mutant.Is(mutant.DueNotFreed) {
+			q.pool.Free(i)
+		}
 	}
 }
 
@@ -739,13 +819,22 @@ func (q *Queue[T]) cascadeRange(l, start, end int) {
 			for q.levels[t].minKey > key {
 				t--
 			}
+			if mutant.Is(mutant.CascadeLowest) {
+				for t = 0; key > q.levels[t].maxKey; t++ {
+				}
+			}
 			tl := &q.levels[t]
 			ts := tl.slot(key)
-			q.linkHead(&tl.heads[ts], i)
+			if mutant.Is(mutant.CascadeAppends) {
+				q.linkTail(&tl.heads[ts], i)
+			} else {
+				q.linkHead(&tl.heads[ts], i)
+			}
 			tl.occ.set(ts)
 			tl.length++
 			r.State = uint8(t + 1)
 			lv.length--
+			q.counts.Moved++
 			if i == h {
 				break
 			}
@@ -763,14 +852,14 @@ func (q *Queue[T]) cascadeRange(l, start, end int) {
 // added by removed are not removed by this call. removed may call any method,
 // as in IncreaseMinAllowedKey.
 func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(alarm.Alarm)) {
-	q.drain(removed)
+	q.FireDue(removed)
 	// Below MaxKey every element with key MinAllowedKey is on level 0; at
 	// MaxKey older ones may stay on higher levels, whose slots holding MaxKey
 	// never pass. Older elements sit higher, so walk from the top down.
 	k := q.target
 	for l := len(q.levels) - 1; l >= 0; l-- {
 		lv := &q.levels[l]
-		if lv.length == 0 || k < lv.minKey || k > lv.maxKey {
+		if lv.length == 0 || k < lv.minKey || k > lv.maxKey || l > 0 && mutant.Is(mutant.FirePastLevel0) {
 			continue
 		}
 		s := lv.slot(k)
@@ -801,8 +890,9 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(alarm.Alarm)) {
 			lv.occ.unset(s)
 		}
 	}
-	if q.due != 0 {
-		q.drain(removed)
+	q.FireDue(removed)
+	if checked.On {
+		q.check("RemoveAtMinKey", maxTime)
 	}
 }
 
@@ -851,10 +941,16 @@ func (q *Queue[T]) Clear() {
 		lv.occ.reset()
 		lv.length = 0
 	}
+	q.counts.Cleared += uint64(q.length)
 	q.length = 0
 	q.due, q.dueLen = 0, 0
-	q.minValid = false // the original keeps a stale cached minimum here
-	q.minKey = 0
+	if !mutant.Is(mutant.StaleMinAfterClr) {
+		q.minValid = false // the original keeps a stale cached minimum here
+		q.minKey = 0
+	}
 	q.firing = q.firing[:0]
 	q.epoch++
+	if checked.On {
+		q.check("Clear")
+	}
 }

@@ -44,6 +44,8 @@ import (
 
 	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/config"
+	"github.com/gotimingwheel/timingwheel/internal/checked"
+	"github.com/gotimingwheel/timingwheel/internal/mutant"
 	"github.com/gotimingwheel/timingwheel/priorityqueue"
 )
 
@@ -62,6 +64,7 @@ var (
 	ErrTooFarInFuture        = errors.New("timingwheel: alarm time too far in the future")
 	ErrBeforeCurrentInterval = errors.New("timingwheel: alarm time before the current interval")
 	ErrInvalidConfig         = errors.New("timingwheel: invalid config")
+	ErrNonPositiveLimit      = errors.New("timingwheel: limit must be positive")
 	ErrInvalidAlarm          = priorityqueue.ErrInvalidAlarm // the handle is not in this wheel
 )
 
@@ -99,6 +102,13 @@ func New[T any](cfg config.Config, start time.Time) (*Wheel[T], error) {
 		return nil, err // unreachable: s >> shift <= MaxKey
 	}
 	return w, nil
+}
+
+// check runs the invariants after a mutating call in checked mode.
+func (w *Wheel[T]) check(call string, args ...any) {
+	if err := w.Invariant(); err != nil {
+		checked.Fail("timingwheel."+call, args, err)
+	}
 }
 
 func toNanos(t time.Time) (int64, error) {
@@ -261,7 +271,11 @@ func (w *Wheel[T]) Add(at time.Time, v T) (alarm.Alarm, error) {
 	if err != nil {
 		return alarm.Alarm{}, err
 	}
-	return w.q.AddTime(ns, v)
+	a, err := w.q.AddTime(ns, v)
+	if checked.On {
+		w.check("Add", at)
+	}
+	return a, err
 }
 
 // AddAtIntervalNum adds an alarm at the start of interval n. Errors:
@@ -270,14 +284,24 @@ func (w *Wheel[T]) AddAtIntervalNum(n int64, v T) (alarm.Alarm, error) {
 	if err := w.checkIntervalForAlarm(n); err != nil {
 		return alarm.Alarm{}, err
 	}
-	return w.q.AddTime(n<<w.shift, v)
+	a, err := w.q.AddTime(n<<w.shift, v)
+	if checked.On {
+		w.check("AddAtIntervalNum", n)
+	}
+	return a, err
 }
 
 // Mem reports whether a is in the wheel. Cost: O(1).
 func (w *Wheel[T]) Mem(a alarm.Alarm) bool { return w.q.Mem(a) }
 
 // Remove removes a; a becomes invalid. Error: ErrInvalidAlarm. Cost: O(1).
-func (w *Wheel[T]) Remove(a alarm.Alarm) error { return w.q.Remove(a) }
+func (w *Wheel[T]) Remove(a alarm.Alarm) error {
+	err := w.q.Remove(a)
+	if checked.On {
+		w.check("Remove", a)
+	}
+	return err
+}
 
 // Reschedule moves a to time at, keeping its handle and value; a goes to the
 // back of its new interval. Errors: ErrInvalidAlarm, then those of Add.
@@ -290,7 +314,11 @@ func (w *Wheel[T]) Reschedule(a alarm.Alarm, at time.Time) error {
 	if err != nil {
 		return err
 	}
-	return w.q.ChangeTime(a, ns)
+	err = w.q.ChangeTime(a, ns)
+	if checked.On {
+		w.check("Reschedule", a, at)
+	}
+	return err
 }
 
 // RescheduleAtIntervalNum moves a to the start of interval n. Errors:
@@ -302,11 +330,20 @@ func (w *Wheel[T]) RescheduleAtIntervalNum(a alarm.Alarm, n int64) error {
 	if err := w.checkIntervalForAlarm(n); err != nil {
 		return err
 	}
-	return w.q.ChangeTime(a, n<<w.shift)
+	err := w.q.ChangeTime(a, n<<w.shift)
+	if checked.On {
+		w.check("RescheduleAtIntervalNum", a, n)
+	}
+	return err
 }
 
 // Clear removes every alarm; every handle becomes invalid. The clock stays.
-func (w *Wheel[T]) Clear() { w.q.Clear() }
+func (w *Wheel[T]) Clear() {
+	w.q.Clear()
+	if checked.On {
+		w.check("Clear")
+	}
+}
 
 // AlarmAt returns a's time. It answers inside a's own handler too. Error:
 // ErrInvalidAlarm.
@@ -338,7 +375,52 @@ func (w *Wheel[T]) AdvanceClock(to time.Time, fired func(alarm.Alarm)) error {
 	if ns > w.now {
 		w.now = ns
 	}
-	return w.q.IncreaseMinAllowedKey(w.now>>w.shift, fired)
+	w.q.CollectTo(w.now>>w.shift, 0)
+	w.q.FireDue(fired)
+	if checked.On {
+		w.check("AdvanceClock", to)
+	}
+	return nil
+}
+
+// AdvanceClockLimit is AdvanceClock in bounded steps, for event loops with a
+// latency budget. It fires due alarms interval by interval, in the same order
+// as AdvanceClock, and stops once it has fired at least limit of them: it
+// always finishes the interval it is in, so it may exceed limit by the rest
+// of that interval (plus any overdue alarms a panicking handler left, which
+// fire first). When it stops early, Now() stands at the start of the first
+// interval that still holds due alarms, so every invariant holds; calling it
+// again with the same to continues where it left off. It returns how many
+// alarms it fired and done = true when no alarm before IntervalStart(to)
+// remains (then Now() = to, or stays if to <= Now()).
+//
+// Splitting an advance into limited calls fires exactly the sequence one
+// AdvanceClock would, as long as the handlers add no alarm before to: the
+// handlers of a limited step see the earlier Now(), so they may add alarms
+// that a single AdvanceClock would have refused. Errors: ErrNonPositiveLimit
+// for limit < 1, ErrTimeOutOfRange as AdvanceClock.
+func (w *Wheel[T]) AdvanceClockLimit(to time.Time, limit int, fired func(alarm.Alarm)) (n int, done bool, err error) {
+	if limit < 1 {
+		return 0, false, fmt.Errorf("%w: got %d", ErrNonPositiveLimit, limit)
+	}
+	ns, err := toNanos(to)
+	if err != nil {
+		return 0, false, err
+	}
+	target := max(ns, w.now)
+	key := target >> w.shift
+	reached := w.q.CollectTo(key, limit)
+	if reached == key {
+		w.now = target
+		done = true
+	} else {
+		w.now = reached << w.shift
+	}
+	n = w.q.FireDue(fired)
+	if checked.On {
+		w.check("AdvanceClockLimit", to, limit)
+	}
+	return n, done, nil
 }
 
 // FirePastAlarms fires, in order, the alarms of the current interval with
@@ -346,6 +428,9 @@ func (w *Wheel[T]) AdvanceClock(to time.Time, fired func(alarm.Alarm)) error {
 // Alarms that fired handlers add are not fired by this call.
 func (w *Wheel[T]) FirePastAlarms(fired func(alarm.Alarm)) {
 	w.q.RemoveAtMinKey(w.now, fired)
+	if checked.On {
+		w.check("FirePastAlarms")
+	}
 }
 
 // AdvanceClockStopAtNextAlarm is the discrete-event step. It sets Now() to the
@@ -365,23 +450,20 @@ func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(alarm.Al
 	if err != nil {
 		return err
 	}
-	if w.q.Pending() {
-		// Fire what a panicking handler left behind before looking ahead.
-		if err := w.q.IncreaseMinAllowedKey(w.now>>w.shift, fired); err != nil {
-			return err
-		}
-	}
+	// Fire what a panicking handler left behind before looking ahead.
+	w.q.FireDue(fired)
 	if lo, _, ok := w.q.MinKeyTimes(); ok && lo < ns {
 		ns = lo
 	}
 	if ns > w.now {
-		// No alarm is before ns, so this moves the clock and fires nothing.
+		// No alarm is before ns, so this moves the clock and collects nothing.
 		w.now = ns
-		if err := w.q.IncreaseMinAllowedKey(ns>>w.shift, fired); err != nil {
-			return err
-		}
+		w.q.CollectTo(ns>>w.shift, 0)
 	}
 	w.q.RemoveAtMinKey(w.now, fired)
+	if checked.On {
+		w.check("AdvanceClockStopAtNextAlarm", to)
+	}
 	return nil
 }
 
@@ -394,6 +476,9 @@ func (w *Wheel[T]) NextAlarmFiresAt() (time.Time, bool) {
 	k, ok := w.q.MinKey()
 	if !ok || k >= w.maxIntervalNum {
 		return time.Time{}, false
+	}
+	if mutant.Is(mutant.NextAlarmOffByOne) {
+		return fromNanos(k << w.shift), true
 	}
 	return fromNanos((k + 1) << w.shift), true
 }
