@@ -476,6 +476,26 @@ func (s *wheelMachine) run(t *rapid.T) {
 				func(h func(alarm.Alarm)) error { return s.w.AdvanceClock(to, h) },
 				func(h func(ModelAlarm)) error { return s.m.AdvanceClock(to, h) }, true)
 		},
+		"AdvanceClockLimit": func(t *rapid.T) {
+			to := s.genAdvance(t, "limitTo")
+			limit := rapid.IntRange(0, 5).Draw(t, "limit")
+			hs := s.genScript(t)
+			s.logf("AdvanceClockLimit(%d, %d) script %+v", to.UnixNano(), limit, hs)
+			var gotN, wantN int
+			var gotDone, wantDone bool
+			s.fireOp(t, "AdvanceClockLimit", hs,
+				func(h func(alarm.Alarm)) (err error) {
+					gotN, gotDone, err = s.w.AdvanceClockLimit(to, limit, h)
+					return err
+				},
+				func(h func(ModelAlarm)) (err error) {
+					wantN, wantDone, err = s.m.AdvanceClockLimit(to, limit, h)
+					return err
+				}, true)
+			if gotN != wantN || gotDone != wantDone {
+				s.fatalf(t, "AdvanceClockLimit returned (%d, %v), model (%d, %v)", gotN, gotDone, wantN, wantDone)
+			}
+		},
 		"FirePastAlarms": func(t *rapid.T) {
 			hs := s.genScript(t)
 			s.logf("FirePastAlarms script %+v", hs)
@@ -508,7 +528,7 @@ func (s *wheelMachine) run(t *rapid.T) {
 	if s.o.steps > 0 {
 		for i := 0; i < s.o.steps; i++ {
 			names := []string{"Add", "Add", "AddAtIntervalNum", "Remove", "Reschedule", "RescheduleAtIntervalNum",
-				"AdvanceClock", "AdvanceClock", "FirePastAlarms", "AdvanceClockStopAtNextAlarm", "Clear"}
+				"AdvanceClock", "AdvanceClock", "AdvanceClockLimit", "FirePastAlarms", "AdvanceClockStopAtNextAlarm", "Clear"}
 			actions[rapid.SampledFrom(names).Draw(t, "action")](t)
 			s.compare(t)
 		}

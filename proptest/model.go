@@ -309,6 +309,52 @@ func (m *Model[T]) AdvanceClock(to time.Time, fired func(ModelAlarm)) error {
 	return nil
 }
 
+// AdvanceClockLimit fires what AdvanceClock(to) would, interval by interval,
+// stopping after the interval in which the count of fired alarms reaches
+// limit; then Now() is the start of the next interval with due alarms.
+func (m *Model[T]) AdvanceClockLimit(to time.Time, limit int, fired func(ModelAlarm)) (n int, done bool, err error) {
+	if limit < 1 {
+		return 0, false, fmt.Errorf("%w: %d", timingwheel.ErrNonPositiveLimit, limit)
+	}
+	ns, err := modelNanos(to)
+	if err != nil {
+		return 0, false, err
+	}
+	target := max(ns, m.now)
+	// Which intervals this call covers: whole intervals, ascending, until the
+	// alarms in them reach limit. Overdue alarms (left by a panic) fire first
+	// and do not count.
+	var keys []int64
+	for _, e := range m.alarms {
+		k := e.at >> m.shift
+		if k < target>>m.shift && k >= m.now>>m.shift && !slices.Contains(m.due, e.id) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	stop, count := target>>m.shift, 0
+	for i, k := range keys {
+		if count >= limit && (i == 0 || k != keys[i-1]) {
+			stop = k
+			break
+		}
+		count++
+	}
+	if stop == target>>m.shift {
+		m.now, done = target, true
+	} else {
+		m.now = stop << m.shift
+	}
+	counting := func(a ModelAlarm) {
+		n++
+		if fired != nil {
+			fired(a)
+		}
+	}
+	m.fireOverdue(counting)
+	return n, done, nil
+}
+
 // FirePastAlarms fires, in order, the alarms of the current interval with
 // at <= now that are in the model when it is called (after any overdue ones).
 func (m *Model[T]) FirePastAlarms(fired func(ModelAlarm)) {
