@@ -15,7 +15,8 @@
 //
 // Invariants (checked by Pool.Invariant): AP1 record 0 is the unused sentinel;
 // AP2 the free list visits only free records, each once, and ends; AP3
-// live + free + 1 == len(records); AP4 owner != 0.
+// live + free + 1 == len(records); AP4 owner != 0; AP5 the forwarding maps
+// Shrink keeps are inverse to each other and point at allocated records.
 package alarm
 
 import (
@@ -97,7 +98,17 @@ type Pool[T any] struct {
 	free  uint32 // head of the free list, 0 when empty
 	live  int
 	owner uint32
+
+	// After Shrink moved records, fwd maps the (index, generation) a moved
+	// record's handles carry to where it lives now; rev maps back. Both are
+	// empty unless Shrink moved something.
+	fwd     map[origin]uint32
+	rev     map[uint32]origin
+	nextGen uint32 // generation for records appended after a Shrink: above every one issued
 }
+
+// origin is what a handle names: a record index and its generation then.
+type origin struct{ index, gen uint32 }
 
 // NewPool returns an empty pool with room for capacity records before it grows.
 func NewPool[T any](capacity int) *Pool[T] {
@@ -137,7 +148,7 @@ func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
 		if len(p.recs) >= 1<<32-1 {
 			panic("alarm: pool full (2^32-1 records)")
 		}
-		p.recs = append(p.recs, Record[T]{})
+		p.recs = append(p.recs, Record[T]{Gen: p.nextGen})
 		i = uint32(len(p.recs) - 1)
 	}
 	r := &p.recs[i]
@@ -158,24 +169,42 @@ func (p *Pool[T]) Free(i uint32) {
 	r.Next = p.free
 	p.free = i
 	p.live--
+	if len(p.rev) > 0 {
+		if o, ok := p.rev[i]; ok {
+			delete(p.rev, i)
+			delete(p.fwd, o)
+		}
+	}
 }
 
 // Handle returns the handle for record i as it is now.
 func (p *Pool[T]) Handle(i uint32) Alarm {
+	if len(p.rev) > 0 {
+		if o, ok := p.rev[i]; ok {
+			return Alarm{owner: p.owner, index: o.index, gen: o.gen}
+		}
+	}
 	return Alarm{owner: p.owner, index: i, gen: p.recs[i].Gen}
 }
 
 // Lookup returns the index of a's record if a was issued by this pool and its
 // record is allocated with a's generation (in any state but free).
 func (p *Pool[T]) Lookup(a Alarm) (uint32, bool) {
-	if a.owner != p.owner || a.index == 0 || int(a.index) >= len(p.recs) {
+	if a.owner != p.owner || a.index == 0 {
 		return 0, false
 	}
-	r := &p.recs[a.index]
-	if r.Gen != a.gen && !mutant.Is(mutant.HandleGenIgnored) || r.State == StateFree {
-		return 0, false
+	if int(a.index) < len(p.recs) {
+		r := &p.recs[a.index]
+		if (r.Gen == a.gen || mutant.Is(mutant.HandleGenIgnored)) && r.State != StateFree {
+			return a.index, true
+		}
 	}
-	return a.index, true
+	if len(p.fwd) > 0 {
+		if j, ok := p.fwd[origin{a.index, a.gen}]; ok {
+			return j, true
+		}
+	}
+	return 0, false
 }
 
 // Reset frees every record at once in O(1): the pool takes a new owner ID, so
@@ -187,7 +216,62 @@ func (p *Pool[T]) Reset() {
 	p.free = 0
 	p.live = 0
 	p.owner = NewOwnerID()
+	p.fwd, p.rev, p.nextGen = nil, nil, 0
 }
+
+// Shrink moves the allocated records into the lowest indices and releases the
+// rest of the slice, keeping room for slack more records. Every handle stays
+// valid: a moved record is still found by its original handle (through a map
+// that holds one entry per moved live record), and Handle returns that
+// original handle. For each move, after copying the record from index from
+// to index to, Shrink calls moved(from, to) so that the owner can fix the
+// links that point at from. Cost: O(len(records)).
+func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
+	newLen := p.live + 1
+	maxGen := p.nextGen
+	for i := range p.recs {
+		maxGen = max(maxGen, p.recs[i].Gen)
+	}
+	// Move each allocated record at or above newLen into the lowest free slot.
+	j := uint32(1)
+	for i := uint32(newLen); int(i) < len(p.recs); i++ {
+		if p.recs[i].State == StateFree {
+			continue
+		}
+		for p.recs[j].State != StateFree {
+			j++
+		}
+		r := p.recs[i]
+		o := origin{i, r.Gen}
+		if prev, ok := p.rev[i]; ok { // moved before: its handles name prev
+			o = prev
+			delete(p.rev, i)
+		}
+		// The copy takes a generation above every stale handle of slot j.
+		r.Gen = max(r.Gen, p.recs[j].Gen)
+		p.recs[j] = r
+		if p.fwd == nil {
+			p.fwd, p.rev = map[origin]uint32{}, map[uint32]origin{}
+		}
+		p.fwd[o] = j
+		p.rev[j] = o
+		moved(i, j)
+	}
+	recs := make([]Record[T], newLen, newLen+max(slack, 0))
+	copy(recs, p.recs[:newLen])
+	p.recs = recs
+	p.free = 0
+	// Records appended later start above every generation ever issued, so no
+	// old handle can name them.
+	if maxGen < 1<<32-1 {
+		maxGen++
+	}
+	p.nextGen = maxGen
+}
+
+// Moved returns how many records Shrink has moved that are still live (the
+// entries of the forwarding map).
+func (p *Pool[T]) Moved() int { return len(p.fwd) }
 
 // Invariant checks AP1-AP4 and returns nil or an *invariant.Violation. It costs
 // O(len(records)).
@@ -216,6 +300,15 @@ func (p *Pool[T]) Invariant() error {
 	}
 	if p.live+seen+1 != len(p.recs) {
 		return invariant.Errorf("AP3", "live %d + free %d + 1 != %d records", p.live, seen, len(p.recs))
+	}
+	if len(p.fwd) != len(p.rev) {
+		return invariant.Errorf("AP5", "%d forward entries, %d reverse", len(p.fwd), len(p.rev))
+	}
+	for o, j := range p.fwd {
+		if back, ok := p.rev[j]; !ok || back != o || int(j) >= len(p.recs) || p.recs[j].State == StateFree {
+			return invariant.Errorf("AP5", "moved record %v -> %d: reverse %v (%v), or the target is free",
+				o, j, back, ok)
+		}
 	}
 	return nil
 }

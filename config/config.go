@@ -87,6 +87,7 @@ type Config struct {
 	precision AlarmPrecision
 	levelBits levelbits.LevelBits
 	capacity  int
+	overflow  bool
 }
 
 // Option sets an optional part of a Config.
@@ -103,6 +104,19 @@ func WithLevelBits(lb levelbits.LevelBits) Option {
 func WithCapacity(n int) Option {
 	return func(c *Config) { c.capacity = n }
 }
+
+// WithOverflow lets a wheel accept alarms at any time up to its last
+// representable time, however short the reach of its level bits: alarms
+// beyond the levels wait in overflow levels (OverflowLevelBits) stacked above
+// them and move down as the clock approaches, with the same order and
+// guarantees. Without it a wheel behaves exactly as the original: Add fails
+// with ErrTooFarInFuture beyond the levels' reach.
+func WithOverflow() Option {
+	return func(c *Config) { c.overflow = true }
+}
+
+// OverflowLevelBits is the width of each overflow level: 2^8 slots.
+const OverflowLevelBits = 8
 
 // New returns a Config with precision p. It trims the level bits to 62 - A
 // bits, as the original does, so that the levels never reach past the last
@@ -155,6 +169,29 @@ func (c Config) LevelBits() levelbits.LevelBits { return c.levelBits }
 // Capacity returns the initial number of alarm records.
 func (c Config) Capacity() int { return c.capacity }
 
+// Overflow reports whether WithOverflow was given.
+func (c Config) Overflow() bool { return c.overflow }
+
+// QueueLevelBits returns the level bits a wheel's queue uses: LevelBits, plus,
+// with WithOverflow, overflow levels of up to OverflowLevelBits bits each until
+// the sum is 62 - A, so that the levels reach every representable time.
+func (c Config) QueueLevelBits() levelbits.LevelBits {
+	if !c.overflow {
+		return c.levelBits
+	}
+	bits := c.levelBits.Bits()
+	for rest := levelbits.MaxNumBits - int(c.precision) - c.levelBits.NumBits(); rest > 0; {
+		b := min(rest, OverflowLevelBits)
+		bits = append(bits, b)
+		rest -= b
+	}
+	lb, err := levelbits.New(bits...)
+	if err != nil {
+		return c.levelBits // unreachable for a valid config: the sum is 62 - A
+	}
+	return lb
+}
+
 // Durations returns, for each level i, the time one full rotation of levels
 // 0..i spans: 2^(A+b0+...+bi) ns, where an exponent of 62 gives 2^62-1 ns.
 func (c Config) Durations() []time.Duration {
@@ -178,6 +215,9 @@ func (c Config) String() string {
 	s := fmt.Sprintf("precision %v, level bits %v", c.precision, c.levelBits)
 	if c.capacity > 0 {
 		s += fmt.Sprintf(", capacity %d", c.capacity)
+	}
+	if c.overflow {
+		s += ", overflow"
 	}
 	return s
 }

@@ -40,6 +40,8 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"slices"
+	"unsafe"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/internal/checked"
@@ -929,6 +931,58 @@ func (q *Queue[T]) All() iter.Seq[alarm.Alarm] {
 			}
 		}
 	}
+}
+
+// Shrink releases the record memory a burst left behind: the records of the
+// elements in the queue move to the front of the pool and the rest is freed.
+// Every handle stays valid (a moved element is found through a forwarding
+// entry, one per moved element, dropped when it leaves the queue), and stale
+// handles stay rejected. The queue can grow again afterwards. Cost:
+// O(capacity).
+func (q *Queue[T]) Shrink() {
+	q.pool.Shrink(0, func(from, to uint32) {
+		r := q.rec(to)
+		if r.State == alarm.StateFiring {
+			for k := range q.firing {
+				if q.firing[k] == from {
+					q.firing[k] = to
+				}
+			}
+			return
+		}
+		if r.Next == from {
+			r.Next, r.Prev = to, to
+		} else {
+			q.rec(r.Prev).Next = to
+			q.rec(r.Next).Prev = to
+		}
+		if r.State == alarm.StateDue {
+			if q.due == from {
+				q.due = to
+			}
+			return
+		}
+		lv := &q.levels[r.State-1]
+		if s := lv.slot(q.keyOf(r)); lv.heads[s] == from {
+			lv.heads[s] = to
+		}
+	})
+	q.firing = slices.Clip(q.firing)
+	if checked.On {
+		q.check("Shrink")
+	}
+}
+
+// BytesHeld estimates the memory the queue holds: its records (used or
+// not), slot heads, bitmaps and forwarding entries.
+func (q *Queue[T]) BytesHeld() int {
+	n := (q.pool.Cap() + 1) * int(unsafe.Sizeof(alarm.Record[T]{}))
+	for l := range q.levels {
+		n += len(q.levels[l].heads)*4 + len(q.levels[l].occ)*8
+	}
+	n += cap(q.firing) * 4
+	n += q.pool.Moved() * 48 // two map entries per moved record, roughly
+	return n
 }
 
 // Clear removes every element; every handle becomes invalid. MinAllowedKey

@@ -38,9 +38,10 @@ func WithSteps(n int) Option { return func(o *options) { o.steps = n } }
 // WithoutPanics turns off handlers that panic.
 func WithoutPanics() Option { return func(o *options) { o.noPanic = true } }
 
-// RandomConfig draws a wheel config: a precision of 2^0 to 2^46 ns and level
+// RandomConfig draws a wheel config: a precision of 2^0 to 2^46 ns, level
 // bits that are either tiny ([1], [2], [1 1], [2 1], [1 1 1], [3 2], random
-// small ones, so that levels turn over fast) or the default.
+// small ones, so that levels turn over fast) or the default, and overflow on
+// in a quarter of the configs.
 func RandomConfig(t *rapid.T) config.Config {
 	p := config.AlarmPrecision(rapid.SampledFrom([]int{0, 0, 0, 1, 2, 3, 10, 20, 30, 46}).Draw(t, "precision"))
 	var lb levelbits.LevelBits
@@ -66,7 +67,11 @@ func RandomConfig(t *rapid.T) config.Config {
 	if err != nil {
 		t.Fatalf("level bits: %v", err)
 	}
-	cfg, err := config.New(p, config.WithLevelBits(lb), config.WithCapacity(rapid.IntRange(0, 4).Draw(t, "capacity")))
+	opts := []config.Option{config.WithLevelBits(lb), config.WithCapacity(rapid.IntRange(0, 4).Draw(t, "capacity"))}
+	if rapid.IntRange(0, 3).Draw(t, "overflow") == 0 {
+		opts = append(opts, config.WithOverflow())
+	}
+	cfg, err := config.New(p, opts...)
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
@@ -511,6 +516,10 @@ func (s *wheelMachine) run(t *rapid.T) {
 				func(h func(alarm.Alarm)) error { return s.w.AdvanceClockStopAtNextAlarm(to, h) },
 				func(h func(ModelAlarm)) error { return s.m.AdvanceClockStopAtNextAlarm(to, h) }, false)
 		},
+		"Shrink": func(t *rapid.T) {
+			s.logf("Shrink")
+			s.w.Shrink() // not observable: every handle and alarm must survive it
+		},
 		"Clear": func(t *rapid.T) {
 			if rapid.IntRange(0, 9).Draw(t, "clearRare") != 0 {
 				return
@@ -528,7 +537,7 @@ func (s *wheelMachine) run(t *rapid.T) {
 	if s.o.steps > 0 {
 		for i := 0; i < s.o.steps; i++ {
 			names := []string{"Add", "Add", "AddAtIntervalNum", "Remove", "Reschedule", "RescheduleAtIntervalNum",
-				"AdvanceClock", "AdvanceClock", "AdvanceClockLimit", "FirePastAlarms", "AdvanceClockStopAtNextAlarm", "Clear"}
+				"AdvanceClock", "AdvanceClock", "AdvanceClockLimit", "FirePastAlarms", "AdvanceClockStopAtNextAlarm", "Shrink", "Clear"}
 			actions[rapid.SampledFrom(names).Draw(t, "action")](t)
 			s.compare(t)
 		}
@@ -590,5 +599,16 @@ func (s *wheelMachine) compare(t *rapid.T) {
 	}
 	if n != s.w.Len() {
 		s.fatalf(t, "All yields %d alarms, Len %d", n, s.w.Len())
+	}
+	st := s.w.Stats()
+	onLevels := st.Overflow + st.Due
+	for _, c := range st.Levels {
+		onLevels += c
+	}
+	if st.Live != s.w.Len() || onLevels != st.Live || st.Capacity < st.Live {
+		s.fatalf(t, "Stats %+v inconsistent with Len %d", st, s.w.Len())
+	}
+	if !s.cfg.Overflow() && st.Overflow != 0 {
+		s.fatalf(t, "Stats.Overflow %d without overflow levels", st.Overflow)
 	}
 }

@@ -49,7 +49,7 @@ func NewModel[T any](cfg config.Config, start time.Time) (*Model[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Model[T]{shift: uint(cfg.Precision().Log2()), bits: cfg.LevelBits().Bits(), start: s, now: s}, nil
+	return &Model[T]{shift: uint(cfg.Precision().Log2()), bits: cfg.QueueLevelBits().Bits(), start: s, now: s}, nil
 }
 
 func modelNanos(t time.Time) (int64, error) {

@@ -92,7 +92,7 @@ func New[T any](cfg config.Config, start time.Time) (*Wheel[T], error) {
 	shift := uint(cfg.Precision().Log2())
 	w := &Wheel[T]{
 		cfg:            cfg,
-		q:              priorityqueue.NewTimed[T](cfg.LevelBits(), cfg.Capacity(), shift),
+		q:              priorityqueue.NewTimed[T](cfg.QueueLevelBits(), cfg.Capacity(), shift),
 		shift:          shift,
 		start:          s,
 		now:            s,
@@ -342,6 +342,51 @@ func (w *Wheel[T]) Clear() {
 	w.q.Clear()
 	if checked.On {
 		w.check("Clear")
+	}
+}
+
+// Stats describes a wheel's load and memory at one moment, and its
+// cumulative counters.
+type Stats struct {
+	Live      int   // alarms in the wheel (Len)
+	Capacity  int   // alarm records allocated (used or free)
+	BytesHeld int   // estimated bytes the wheel holds: records, slots, bitmaps
+	Levels    []int // alarms on each level of the config's level bits
+	Overflow  int   // alarms on the overflow levels (config.WithOverflow)
+	Due       int   // alarms waiting to fire: inside a handler, or overdue after a panic
+	Added     uint64
+	Removed   uint64 // by Remove
+	Fired     uint64
+	Cleared   uint64 // dropped by Clear
+	Moved     uint64 // moves of an alarm down a level
+}
+
+// Stats returns the wheel's statistics. It allocates the Levels slice.
+func (w *Wheel[T]) Stats() Stats {
+	c := w.q.Counts()
+	st := Stats{
+		Live: w.q.Len(), Capacity: w.q.Capacity(), BytesHeld: w.q.BytesHeld(), Due: w.q.DueLen(),
+		Added: c.Added, Removed: c.Removed, Fired: c.Fired, Cleared: c.Cleared, Moved: c.Moved,
+	}
+	user := w.cfg.LevelBits().Len()
+	for l := 0; l < w.q.NumLevels(); l++ {
+		if l < user {
+			st.Levels = append(st.Levels, w.q.LevelLen(l))
+		} else {
+			st.Overflow += w.q.LevelLen(l)
+		}
+	}
+	return st
+}
+
+// Shrink releases the alarm records a burst left behind, so that the memory
+// held follows the live alarms. Every handle stays valid and stale ones stay
+// rejected; AlarmAt, Remove and the rest keep working on all of them. Cost:
+// O(records).
+func (w *Wheel[T]) Shrink() {
+	w.q.Shrink()
+	if checked.On {
+		w.check("Shrink")
 	}
 }
 

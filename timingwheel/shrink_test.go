@@ -1,0 +1,147 @@
+package timingwheel_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/config"
+	"github.com/gotimingwheel/timingwheel/levelbits"
+	"github.com/gotimingwheel/timingwheel/timingwheel"
+)
+
+// TestShrinkAfterBurst: add 1e6 alarms, remove all but 10, Shrink. The bytes
+// held must come down to a small multiple of the live set plus the fixed
+// slot arrays; every surviving handle keeps working and every stale one is
+// still rejected.
+func TestShrinkAfterBurst(t *testing.T) {
+	n := 1_000_000
+	if testing.Short() {
+		n = 100_000
+	}
+	cfg, err := config.New(config.AboutOneMicrosecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := timingwheel.New[int64](cfg, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	handles := make([]alarm.Alarm, n)
+	for i := range handles {
+		// Spread over many slots and several levels.
+		a, err := w.Add(time.Unix(0, int64(i)*7919%(1<<40)), int64(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		handles[i] = a
+	}
+	empty, _ := timingwheel.New[int64](cfg, time.Unix(0, 0))
+	fixed := empty.Stats().BytesHeld
+	before := w.Stats().BytesHeld
+	keep := map[int]bool{}
+	for i := 0; i < 10; i++ {
+		keep[(i*104729+13)%n] = true // scattered survivors, some at high indices
+	}
+	keep[n-1] = true
+	for i, a := range handles {
+		if !keep[i] {
+			if err := w.Remove(a); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	w.Shrink()
+	if err := w.Invariant(); err != nil {
+		t.Fatal(err)
+	}
+	st := w.Stats()
+	live := st.Live
+	perAlarm := 32 + 48 // a record plus its forwarding entries
+	if st.BytesHeld > fixed+4*live*perAlarm {
+		t.Fatalf("after Shrink %d bytes held for %d alarms (fixed part %d, before %d)", st.BytesHeld, live, fixed, before)
+	}
+	t.Logf("bytes held: %d before Shrink, %d after (fixed slot arrays %d, %d live)", before, st.BytesHeld, fixed, live)
+	for i, a := range handles {
+		v, err := w.AlarmValue(a)
+		if keep[i] {
+			if err != nil || v != int64(i) || !w.Mem(a) {
+				t.Fatalf("survivor %d: value %d, err %v, Mem %v", i, v, err, w.Mem(a))
+			}
+		} else if err == nil || w.Mem(a) || !errors.Is(w.Remove(a), timingwheel.ErrInvalidAlarm) {
+			t.Fatalf("stale handle %d accepted after Shrink", i)
+		}
+	}
+	// Survivors still fire with their own handles, in time order; new alarms
+	// after the shrink get fresh records and do not alias stale handles.
+	for i := 0; i < 1000; i++ {
+		if _, err := w.Add(time.Unix(0, 1<<41+int64(i)), -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, a := range handles {
+		if !keep[i] && w.Mem(a) {
+			t.Fatalf("stale handle %d aliases a new alarm", i)
+		}
+	}
+	fired := map[alarm.Alarm]bool{}
+	if err := w.AdvanceClock(time.Unix(0, 1<<41), func(a alarm.Alarm) { fired[a] = true }); err != nil {
+		t.Fatal(err)
+	}
+	for i := range keep {
+		if !fired[handles[i]] {
+			t.Fatalf("survivor %d did not fire under its own handle", i)
+		}
+	}
+	if err := w.Invariant(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestShrinkTwiceAndReschedule: moved alarms can be moved again, rescheduled
+// and removed through their original handles.
+func TestShrinkTwiceAndReschedule(t *testing.T) {
+	lb, _ := levelbits.New(2, 2)
+	cfg, _ := config.New(config.OneNanosecond, config.WithLevelBits(lb), config.WithOverflow())
+	w, _ := timingwheel.New[int](cfg, time.Unix(0, 0))
+	var hs []alarm.Alarm
+	for i := 0; i < 200; i++ {
+		a, err := w.Add(time.Unix(0, int64(i*13)), i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs = append(hs, a)
+	}
+	for i := 0; i < 190; i++ {
+		if err := w.Remove(hs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Shrink()
+	if err := w.Reschedule(hs[195], time.Unix(0, 5)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Remove(hs[199]); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 50; i++ {
+		if _, err := w.Add(time.Unix(0, int64(1000+i)), 1000+i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Shrink()
+	if err := w.Invariant(); err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	if err := w.AdvanceClock(time.Unix(0, 1<<20), func(a alarm.Alarm) {
+		v, _ := w.AlarmValue(a)
+		got = append(got, v)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 9+50 || got[0] != 195 {
+		t.Fatalf("fired %v", got)
+	}
+}
