@@ -15,12 +15,15 @@ import (
 //	PQ2  no gap: min_i = floor(max_(i-1)+1, 2^s_i) (MaxKey if max_(i-1) = MaxKey)
 //	PQ3  every element at level i has min_i <= key <= max_i, and its state says i
 //	PQ4  every element sits in the slot its key maps to
-//	PQ5  list links: next(prev(x)) = x = prev(next(x)); lists are finite
-//	PQ6  level length = elements in its slots; Len = sum of levels + due list
+//	PQ5  positions: each record's Next is its position in its slot's vectors,
+//	     and every index in a slot names a record
+//	PQ6  per-slot counts and level lengths are right; Len = sum of levels +
+//	     due list
 //	PQ7  bitmap bit s is set iff slot s is not empty
 //	PQ8  cached minimum: when valid, equals the smallest key on the levels
 //	PQ9  0 <= min_0 = MinAllowedKey <= MaxKey
-//	PQ10 due list: elements in state due, keys non-decreasing, none above
+//	PQ10 due list: elements in state due (or on level 0 with a key below
+//	     MinAllowedKey: CollectTo does not touch them), keys non-decreasing, none above
 //	     MinAllowedKey (it is non-empty only while a removal is under way or
 //	     after a handler panicked)
 //	PQ11 pool: live records = Len + records whose handler is running; AP1-AP4
@@ -29,10 +32,14 @@ func (q *Queue[T]) Invariant() error {
 	var bitsPerSlot uint
 	for l := range q.levels {
 		lv := &q.levels[l]
+		nslots := int(lv.mask) + 1
+		if lv.v != nil && (len(lv.v) != nslots || len(lv.cnt) != nslots) || lv.v == nil && (lv.cnt != nil || lv.length != 0) {
+			return invariant.Errorf("PQ1", "level %d: %d slots, %d counts, mask %#x", l, len(lv.v), len(lv.cnt), lv.mask)
+		}
 		if lv.shift != bitsPerSlot || lv.keysPerSlot != int64(1)<<bitsPerSlot ||
-			len(lv.heads) != 1<<lv.bits || lv.mask != uint64(len(lv.heads)-1) || len(lv.occ) != (len(lv.heads)+63)/64 {
+			nslots != 1<<lv.bits || len(lv.occ) != (nslots+63)/64 {
 			return invariant.Errorf("PQ1", "level %d: shift %d (want %d), keysPerSlot %d, %d slots for %d bits",
-				l, lv.shift, bitsPerSlot, lv.keysPerSlot, len(lv.heads), lv.bits)
+				l, lv.shift, bitsPerSlot, lv.keysPerSlot, nslots, lv.bits)
 		}
 		wantDiff := MaxKey
 		if lv.bits+lv.shift < 62 {
@@ -57,10 +64,9 @@ func (q *Queue[T]) Invariant() error {
 		bitsPerSlot += lv.bits
 	}
 
-	lv0 := &q.levels[0]
-	if lv0.minKey < 0 || lv0.minKey != q.target || q.target > MaxKey {
+	if q.levels[0].minKey < 0 || q.levels[0].minKey != q.target || q.target > MaxKey {
 		return invariant.Errorf("PQ9", "level 0 min %d, MinAllowedKey %d, want 0 <= min = MinAllowedKey <= %d",
-			lv0.minKey, q.target, MaxKey)
+			q.levels[0].minKey, q.target, MaxKey)
 	}
 
 	total := 0
@@ -70,60 +76,65 @@ func (q *Queue[T]) Invariant() error {
 			trueMin = key
 		}
 	}
-	// walkList checks the links of one circular list and calls f on each record.
-	walkList := func(h uint32, f func(i uint32, r *alarm.Record[T]) error) (int, error) {
-		n := 0
-		for i := h; ; {
-			if i == 0 || int(i) > q.pool.Len() {
-				return n, invariant.Errorf("PQ5", "list from %d reaches bad index %d", h, i)
-			}
-			r := q.rec(i)
-			if q.rec(r.Next).Prev != i || q.rec(r.Prev).Next != i {
-				return n, invariant.Errorf("PQ5", "record %d: next %d / prev %d do not link back", i, r.Next, r.Prev)
-			}
-			if r.Time < 0 || r.Time > MaxKey {
-				return n, invariant.Errorf("PQ12", "record %d has time %d", i, r.Time)
-			}
-			if err := f(i, r); err != nil {
-				return n, err
-			}
-			n++
-			if n > q.pool.Len() {
-				return n, invariant.Errorf("PQ5", "list from %d does not close", h)
-			}
-			if i = r.Next; i == h {
-				return n, nil
-			}
+	// checkElt checks one element found in slot s of level l.
+	checkElt := func(l, s int, i uint32, r *alarm.Record[T]) error {
+		lv := &q.levels[l]
+		key := q.keyOf(r)
+		if r.State != uint8(l+1) || key < lv.minKey || key > lv.maxKey {
+			return invariant.Errorf("PQ3", "record %d (key %d, state %d) at level %d covering [%d, %d]",
+				i, key, r.State, l, lv.minKey, lv.maxKey)
 		}
+		if lv.slot(key) != s {
+			return invariant.Errorf("PQ4", "record %d key %d in slot %d of level %d, want slot %d",
+				i, key, s, l, lv.slot(key))
+		}
+		if r.Time < 0 || r.Time > MaxKey {
+			return invariant.Errorf("PQ12", "record %d has time %d", i, r.Time)
+		}
+		note(key)
+		return nil
 	}
 
+	// Every level: slot vectors with tombstones; a record's Next is its position.
 	for l := range q.levels {
 		lv := &q.levels[l]
 		count := 0
-		for s, h := range lv.heads {
-			if (h != 0) != lv.occ.has(s) {
-				return invariant.Errorf("PQ7", "level %d slot %d: head %d, bit %v", l, s, h, lv.occ.has(s))
-			}
-			if h == 0 {
-				continue
-			}
-			n, err := walkList(h, func(i uint32, r *alarm.Record[T]) error {
-				key := q.keyOf(r)
-				if r.State != uint8(l+1) || key < lv.minKey || key > lv.maxKey {
-					return invariant.Errorf("PQ3", "record %d (key %d, state %d) at level %d covering [%d, %d]",
-						i, key, r.State, l, lv.minKey, lv.maxKey)
+		for s := range lv.v {
+			v := &lv.v[s]
+			n := 0
+			for half, vec := range [][]uint32{v.front, v.back} {
+				for p, i := range vec {
+					if i == 0 {
+						continue
+					}
+					if int(i) > q.pool.Len() {
+						return invariant.Errorf("PQ5", "level %d slot %d holds bad index %d", l, s, i)
+					}
+					r := q.rec(i)
+					if err := checkElt(l, s, i, r); err != nil {
+						return err
+					}
+					want := uint32(p)
+					if half == 0 {
+						want |= frontBit
+					}
+					if r.Next != want {
+						return invariant.Errorf("PQ5", "record %d at level %d slot %d position %#x says %#x",
+							i, l, s, want, r.Next)
+					}
+					n++
 				}
-				if lv.slot(key) != s {
-					return invariant.Errorf("PQ4", "record %d key %d in slot %d of level %d, want slot %d",
-						i, key, s, l, lv.slot(key))
-				}
-				note(key)
-				return nil
-			})
-			if err != nil {
-				return err
+			}
+			if uint32(n) != lv.cnt[s] {
+				return invariant.Errorf("PQ6", "level %d slot %d count %d, holds %d", l, s, lv.cnt[s], n)
+			}
+			if (n > 0) != lv.occ.has(s) {
+				return invariant.Errorf("PQ7", "level %d slot %d: %d elements, bit %v", l, s, n, lv.occ.has(s))
 			}
 			count += n
+		}
+		if lv.v == nil && lv.occ.count() != 0 {
+			return invariant.Errorf("PQ7", "level %d has no slots in use but %d bits set", l, lv.occ.count())
 		}
 		if count != lv.length {
 			return invariant.Errorf("PQ6", "level %d length %d, slots hold %d", l, lv.length, count)
@@ -133,21 +144,25 @@ func (q *Queue[T]) Invariant() error {
 
 	levelMin := trueMin
 	dueN := 0
-	if q.due != 0 {
-		prevKey := int64(-1)
-		n, err := walkList(q.due, func(i uint32, r *alarm.Record[T]) error {
-			key := q.keyOf(r)
-			if r.State != alarm.StateDue || key < prevKey || key > q.target {
-				return invariant.Errorf("PQ10", "due record %d: state %d, key %d after key %d, MinAllowedKey %d",
-					i, r.State, key, prevKey, q.target)
-			}
-			prevKey = key
-			return nil
-		})
-		if err != nil {
-			return err
+	prevKey := int64(-1)
+	if q.duePos < 0 || q.duePos > len(q.dueBuf) {
+		return invariant.Errorf("PQ10", "due position %d outside [0, %d]", q.duePos, len(q.dueBuf))
+	}
+	for _, i := range q.dueBuf[q.duePos:] {
+		if i == 0 {
+			continue
 		}
-		dueN = n
+		if int(i) > q.pool.Len() {
+			return invariant.Errorf("PQ10", "due buffer holds bad index %d", i)
+		}
+		r := q.rec(i)
+		key := q.keyOf(r)
+		if !q.isDue(r, key) || key < prevKey || key > q.target {
+			return invariant.Errorf("PQ10", "due record %d: state %d, key %d after key %d, MinAllowedKey %d",
+				i, r.State, key, prevKey, q.target)
+		}
+		prevKey = key
+		dueN++
 	}
 	if dueN != q.dueLen {
 		return invariant.Errorf("PQ6", "due list holds %d, count says %d", dueN, q.dueLen)

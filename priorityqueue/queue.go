@@ -69,8 +69,9 @@ type level struct {
 	minKey      int64    // first key the level covers; slot-aligned unless MaxKey
 	maxKey      int64    // last key the level covers
 	length      int      // elements linked at this level
-	heads       []uint32 // first record of each slot's list, 0 when empty
-	occ         bitmap   // bit s set iff heads[s] != 0
+	v           []slot   // each slot's record indices (slots.go); nil until first used
+	cnt         []uint32 // number of records in each slot; nil with v
+	occ         bitmap   // bit s set iff slot s holds an element
 	keysPerSlot int64
 }
 
@@ -109,8 +110,14 @@ type Queue[T any] struct {
 	minKey   int64 // when minValid: the smallest key of any element
 	minValid bool
 
-	due    uint32 // head of the due list: elements taken out of the levels to be fired in order
+	// The due list: elements taken out of the levels, in removal order,
+	// waiting to be removed. dueBuf[duePos:] holds their indices (0 is a
+	// tombstone); dueLen counts the live ones.
+	dueBuf []uint32
+	duePos int
 	dueLen int
+
+	scratch []uint32
 
 	firing []uint32 // records whose removal handler is running (a stack, for re-entrant calls)
 	epoch  uint64   // bumped by Clear, so running drains forget their records
@@ -174,7 +181,6 @@ func NewTimed[T any](lb levelbits.LevelBits, capacity int, shift uint) *Queue[T]
 		}
 		lv.minKey = lv.alignDown(nextMin)
 		lv.maxKey = addClamp(lv.minKey, lv.diff)
-		lv.heads = make([]uint32, 1<<b)
 		lv.occ = newBitmap(1 << b)
 		if lv.maxKey == MaxKey {
 			nextMin = MaxKey
@@ -285,10 +291,7 @@ func (q *Queue[T]) insert(i uint32, key int64) {
 	if mutant.Is(mutant.SlotOffByOne) && l > 0 {
 		s = (s + 1) & int(lv.mask)
 	}
-	q.linkTail(&lv.heads[s], i)
-	lv.occ.set(s)
-	lv.length++
-	q.rec(i).State = uint8(l + 1)
+	q.put(l, s, i, false)
 	q.length++
 	if q.minValid {
 		if key < q.minKey {
@@ -299,61 +302,28 @@ func (q *Queue[T]) insert(i uint32, key int64) {
 	}
 }
 
-func (q *Queue[T]) linkTail(head *uint32, i uint32) {
-	r := q.rec(i)
-	h := *head
-	if h == 0 {
-		r.Next, r.Prev = i, i
-		*head = i
-		return
-	}
-	hr := q.rec(h)
-	t := hr.Prev
-	r.Prev, r.Next = t, h
-	q.rec(t).Next = i
-	hr.Prev = i
-}
-
-func (q *Queue[T]) linkHead(head *uint32, i uint32) {
-	q.linkTail(head, i)
-	*head = i
-}
-
-func (q *Queue[T]) unlink(head *uint32, i uint32) {
-	r := q.rec(i)
-	if r.Next == i {
-		*head = 0
-		return
-	}
-	q.rec(r.Prev).Next = r.Next
-	q.rec(r.Next).Prev = r.Prev
-	if *head == i {
-		*head = r.Next
-	}
-}
-
 // detach takes record i out of its level or the due list, without freeing it.
 func (q *Queue[T]) detach(i uint32) {
 	r := q.rec(i)
 	key := q.keyOf(r)
-	if r.State == alarm.StateDue {
-		q.unlink(&q.due, i)
-		q.dueLen--
+	if q.isDue(r, key) {
+		q.dueDel(i)
 	} else {
-		lv := &q.levels[r.State-1]
-		s := lv.slot(key)
-		q.unlink(&lv.heads[s], i)
-		if lv.heads[s] == 0 && !mutant.Is(mutant.BitmapNotCleared) {
-			lv.occ.unset(s)
-		}
-		if !mutant.Is(mutant.LengthNotCounted) {
-			lv.length--
-		}
+		l := int(r.State) - 1
+		q.del(l, q.levels[l].slot(key), i)
 		if q.minValid && key == q.minKey && !mutant.Is(mutant.MinNotInvalidated) {
 			q.minValid = false
 		}
 	}
 	q.length--
+}
+
+// isDue reports whether record r (with key key, allocated, not firing) is in
+// the due list. CollectTo splices level-0 slots into the due list without
+// touching their records, so a record still marked as on level 0 whose key is
+// below MinAllowedKey is due; RemoveAtMinKey marks the records it moves.
+func (q *Queue[T]) isDue(r *alarm.Record[T], key int64) bool {
+	return r.State == alarm.StateDue || r.State == 1 && key < q.target
 }
 
 // member returns the record index of a if a is in the queue (linked at a level
@@ -474,9 +444,9 @@ func (q *Queue[T]) Value(a alarm.Alarm) (T, error) {
 // Cost: O(1) when cached (after Add, and after IncreaseMinAllowedKey), else
 // O(levels + elements in one slot per level).
 func (q *Queue[T]) MinKey() (int64, bool) {
-	if q.due != 0 {
+	if h := q.dueHead(); h != 0 {
 		// Due elements come before every element on the levels.
-		return q.keyOf(q.rec(q.due)), true
+		return q.keyOf(q.rec(h)), true
 	}
 	return q.levelMinKey()
 }
@@ -518,16 +488,10 @@ func (q *Queue[T]) computeMinKey() int64 {
 			best = slotMin // one key per slot at level 0
 			continue
 		}
-		h := lv.heads[s]
-		for i := h; ; {
-			r := q.rec(i)
-			if k := q.keyOf(r); k < best {
-				best = k
-			}
-			if i = r.Next; i == h {
-				break
-			}
-		}
+		q.each(l, s, func(i uint32) bool {
+			best = min(best, q.keyOf(q.rec(i)))
+			return true
+		})
 	}
 	return best
 }
@@ -536,26 +500,23 @@ func (q *Queue[T]) computeMinKey() int64 {
 // with key k: the due list's head, or else the first element with key k on the
 // highest level that holds one (older elements of a key sit on higher levels).
 func (q *Queue[T]) firstWithKey(k int64) uint32 {
-	if q.due != 0 {
-		return q.due
+	if h := q.dueHead(); h != 0 {
+		return h
 	}
 	for l := len(q.levels) - 1; l >= 0; l-- {
 		lv := &q.levels[l]
 		if lv.length == 0 || k < lv.minKey || k > lv.maxKey {
 			continue
 		}
-		h := lv.heads[lv.slot(k)]
-		if h == 0 {
-			continue
-		}
-		for i := h; ; {
-			r := q.rec(i)
-			if q.keyOf(r) == k {
-				return i
+		first := uint32(0)
+		q.each(l, lv.slot(k), func(i uint32) bool {
+			if q.keyOf(q.rec(i)) == k {
+				first = i
 			}
-			if i = r.Next; i == h {
-				break
-			}
+			return first == 0
+		})
+		if first != 0 {
+			return first
 		}
 	}
 	return 0
@@ -581,25 +542,21 @@ func (q *Queue[T]) MinKeyTimes() (lo, hi int64, ok bool) {
 		return 0, 0, false
 	}
 	lo, hi = math.MaxInt64, math.MinInt64
-	visit := func(h uint32) {
-		if h == 0 {
-			return
+	note := func(i uint32) bool {
+		if r := q.rec(i); q.keyOf(r) == k {
+			lo, hi = min(lo, r.Time), max(hi, r.Time)
 		}
-		for i := h; ; {
-			r := q.rec(i)
-			if q.keyOf(r) == k {
-				lo, hi = min(lo, r.Time), max(hi, r.Time)
-			}
-			if i = r.Next; i == h {
-				break
-			}
+		return true
+	}
+	for _, i := range q.dueBuf[q.duePos:] {
+		if i != 0 {
+			note(i)
 		}
 	}
-	visit(q.due)
 	for l := range q.levels {
 		lv := &q.levels[l]
 		if lv.length > 0 && k >= lv.minKey && k <= lv.maxKey {
-			visit(lv.heads[lv.slot(k)])
+			q.each(l, lv.slot(k), note)
 		}
 	}
 	return lo, hi, true
@@ -635,7 +592,7 @@ func (q *Queue[T]) IncreaseMinAllowedKey(key int64, removed func(alarm.Alarm)) e
 
 // Pending reports whether elements wait in the due list: after CollectTo,
 // inside a removal handler, or after a handler panicked.
-func (q *Queue[T]) Pending() bool { return q.due != 0 }
+func (q *Queue[T]) Pending() bool { return q.dueLen != 0 }
 
 // DueLen returns the number of elements waiting in the due list.
 func (q *Queue[T]) DueLen() int { return q.dueLen }
@@ -668,23 +625,8 @@ func (q *Queue[T]) CollectTo(key int64, limit int) int64 {
 			q.setMin(k)
 		}
 		// Every element with key k now sits in one level-0 slot, oldest first.
-		s := lv0.slot(k)
-		h := lv0.heads[s]
-		lv0.heads[s] = 0
-		lv0.occ.unset(s)
+		n += q.take(lv0.slot(k))
 		q.minValid = false
-		c := 0
-		for i := h; ; {
-			r := q.rec(i)
-			r.State = alarm.StateDue
-			c++
-			if i = r.Next; i == h {
-				break
-			}
-		}
-		lv0.length -= c
-		n += c
-		q.spliceDue(h, c)
 	}
 	q.target = key
 	if lv0.minKey < key {
@@ -697,34 +639,23 @@ func (q *Queue[T]) CollectTo(key int64, limit int) int64 {
 // nil) for each, and returns how many this call removed. It is the second
 // half of IncreaseMinAllowedKey; removed may call any method (see there).
 func (q *Queue[T]) FireDue(removed func(alarm.Alarm)) int {
-	if q.due == 0 {
+	if q.dueLen == 0 {
+		q.dueBuf, q.duePos = q.dueBuf[:0], 0
 		return 0
 	}
 	return q.fireDue(removed)
-}
-
-// spliceDue appends the circular list h (n records) to the due list.
-func (q *Queue[T]) spliceDue(h uint32, n int) {
-	q.dueLen += n
-	if q.due == 0 {
-		q.due = h
-		return
-	}
-	dh := q.rec(q.due)
-	dt, t := dh.Prev, q.rec(h).Prev
-	q.rec(dt).Next = h
-	q.rec(h).Prev = dt
-	q.rec(t).Next = q.due
-	dh.Prev = t
 }
 
 // fireDue removes the due list's elements in order.
 func (q *Queue[T]) fireDue(removed func(alarm.Alarm)) (n int) {
 	depth, epoch := len(q.firing), q.epoch
 	defer q.endFiring(depth, epoch)
-	for q.due != 0 {
-		i := q.due
-		q.unlink(&q.due, i)
+	for q.duePos < len(q.dueBuf) {
+		i := q.dueBuf[q.duePos]
+		q.duePos++
+		if i == 0 {
+			continue
+		}
 		q.dueLen--
 		q.length--
 		q.counts.Fired++
@@ -742,6 +673,7 @@ func (q *Queue[T]) fireDue(removed func(alarm.Alarm)) (n int) {
 		q.firing = q.firing[:len(q.firing)-1]
 		q.pool.Free(i)
 	}
+	q.dueBuf, q.duePos = q.dueBuf[:0], 0
 	return n
 }
 
@@ -788,7 +720,7 @@ func (q *Queue[T]) setMin(newMin int64) {
 // to lower levels.
 func (q *Queue[T]) cascade(l int, from, to int64) {
 	lv := &q.levels[l]
-	nslots := len(lv.heads)
+	nslots := int(lv.mask) + 1
 	n := (to - from + lv.keysPerSlot - 1) >> lv.shift // slots whose start is below to
 	start := lv.slot(from)
 	if n >= int64(nslots) {
@@ -807,45 +739,41 @@ func (q *Queue[T]) cascade(l int, from, to int64) {
 func (q *Queue[T]) cascadeRange(l, start, end int) {
 	lv := &q.levels[l]
 	for s := lv.occ.next(start); s >= 0 && s < end; s = lv.occ.next(s + 1) {
-		h := lv.heads[s]
-		lv.heads[s] = 0
-		lv.occ.unset(s)
-		// Walk from the tail and put each element at the head of its new slot:
-		// the slot keeps this slot's order, and ahead of the newer elements
-		// already there.
-		for i := q.rec(h).Prev; ; {
-			r := q.rec(i)
-			prev := r.Prev
-			key := q.keyOf(r)
-			t := l - 1
-			for q.levels[t].minKey > key {
-				t--
+		// Walk the slot in reverse order and put each element ahead of its
+		// new slot: the new slot gets this slot's order, ahead of the newer
+		// elements already there.
+		v := &lv.v[s]
+		for j := len(v.back) - 1; j >= 0; j-- {
+			if i := v.back[j]; i != 0 {
+				q.moveDown(l, i)
 			}
-			if mutant.Is(mutant.CascadeLowest) {
-				for t = 0; key > q.levels[t].maxKey; t++ {
-				}
-			}
-			tl := &q.levels[t]
-			ts := tl.slot(key)
-			if mutant.Is(mutant.CascadeAppends) {
-				q.linkTail(&tl.heads[ts], i)
-			} else {
-				q.linkHead(&tl.heads[ts], i)
-			}
-			tl.occ.set(ts)
-			tl.length++
-			r.State = uint8(t + 1)
-			lv.length--
-			q.counts.Moved++
-			if i == h {
-				break
-			}
-			i = prev
 		}
+		for _, i := range v.front {
+			if i != 0 {
+				q.moveDown(l, i)
+			}
+		}
+		q.empty(l, s)
 		if lv.length == 0 {
 			return
 		}
 	}
+}
+
+// moveDown puts record i, from a slot of level l that the minimum has passed,
+// ahead of the highest lower level's slot for its key.
+func (q *Queue[T]) moveDown(l int, i uint32) {
+	key := q.keyOf(q.rec(i))
+	t := l - 1
+	for q.levels[t].minKey > key {
+		t--
+	}
+	if mutant.Is(mutant.CascadeLowest) {
+		for t = 0; key > q.levels[t].maxKey; t++ {
+		}
+	}
+	q.put(t, q.levels[t].slot(key), i, !mutant.Is(mutant.CascadeAppends))
+	q.counts.Moved++
 }
 
 // RemoveAtMinKey removes, in order, the elements whose key is MinAllowedKey()
@@ -857,7 +785,7 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(alarm.Alarm)) {
 	q.FireDue(removed)
 	// Below MaxKey every element with key MinAllowedKey is on level 0; at
 	// MaxKey older ones may stay on higher levels, whose slots holding MaxKey
-	// never pass. Older elements sit higher, so walk from the top down.
+	// never pass. Older elements sit higher, so take from the top down.
 	k := q.target
 	for l := len(q.levels) - 1; l >= 0; l-- {
 		lv := &q.levels[l]
@@ -865,32 +793,18 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(alarm.Alarm)) {
 			continue
 		}
 		s := lv.slot(k)
-		h := lv.heads[s]
-		if h == 0 {
-			continue
-		}
-		// Move the chosen elements, in order, to the due list; drain fires
-		// them. Count first: unlinking changes the head the walk would stop at.
-		n := 1
-		for i := q.rec(h).Next; i != h; i = q.rec(i).Next {
-			n++
-		}
-		for i := h; n > 0; n-- {
-			r := q.rec(i)
-			next := r.Next
-			if r.Time <= maxTime && q.keyOf(r) == k {
-				q.unlink(&lv.heads[s], i)
-				lv.length--
-				q.linkTail(&q.due, i)
-				q.dueLen++
-				r.State = alarm.StateDue
-				q.minValid = false
+		chosen := q.scratch[:0]
+		q.each(l, s, func(i uint32) bool {
+			if r := q.rec(i); r.Time <= maxTime && q.keyOf(r) == k {
+				chosen = append(chosen, i)
 			}
-			i = next
+			return true
+		})
+		for _, i := range chosen {
+			q.del(l, s, i)
+			q.toDue(i)
 		}
-		if lv.heads[s] == 0 {
-			lv.occ.unset(s)
-		}
+		q.scratch = chosen[:0]
 	}
 	q.FireDue(removed)
 	if checked.On {
@@ -902,22 +816,10 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(alarm.Alarm)) {
 // promised order. The queue must not be changed during the iteration.
 func (q *Queue[T]) All() iter.Seq[alarm.Alarm] {
 	return func(yield func(alarm.Alarm) bool) {
-		walk := func(h uint32) bool {
-			if h == 0 {
-				return true
+		for _, i := range q.dueBuf[q.duePos:] {
+			if i != 0 && !yield(q.pool.Handle(i)) {
+				return
 			}
-			for i := h; ; {
-				next := q.rec(i).Next
-				if !yield(q.pool.Handle(i)) {
-					return false
-				}
-				if i = next; i == h {
-					return true
-				}
-			}
-		}
-		if !walk(q.due) {
-			return
 		}
 		for l := range q.levels {
 			lv := &q.levels[l]
@@ -925,7 +827,9 @@ func (q *Queue[T]) All() iter.Seq[alarm.Alarm] {
 				continue
 			}
 			for s := lv.occ.next(0); s >= 0; s = lv.occ.next(s + 1) {
-				if !walk(lv.heads[s]) {
+				ok := true
+				q.each(l, s, func(i uint32) bool { ok = yield(q.pool.Handle(i)); return ok })
+				if !ok {
 					return
 				}
 			}
@@ -950,24 +854,43 @@ func (q *Queue[T]) Shrink() {
 			}
 			return
 		}
-		if r.Next == from {
-			r.Next, r.Prev = to, to
-		} else {
-			q.rec(r.Prev).Next = to
-			q.rec(r.Next).Prev = to
-		}
-		if r.State == alarm.StateDue {
-			if q.due == from {
-				q.due = to
+		if q.isDue(r, q.keyOf(r)) {
+			for j := q.duePos; j < len(q.dueBuf); j++ {
+				if q.dueBuf[j] == from {
+					q.dueBuf[j] = to
+				}
 			}
 			return
 		}
-		lv := &q.levels[r.State-1]
-		if s := lv.slot(q.keyOf(r)); lv.heads[s] == from {
-			lv.heads[s] = to
+		l := int(r.State) - 1
+		v := &q.levels[l].v[q.levels[l].slot(q.keyOf(r))]
+		if p := r.Next; p&frontBit != 0 {
+			v.front[p&^frontBit] = to
+		} else {
+			v.back[p] = to
 		}
 	})
+	// Release the slots' spare capacity too: empty slots drop their vectors,
+	// the others are rewritten without tombstones at their exact size.
+	for l := range q.levels {
+		lv := &q.levels[l]
+		if lv.length == 0 {
+			lv.v, lv.cnt = nil, nil
+			continue
+		}
+		for s := range lv.v {
+			if lv.cnt[s] == 0 {
+				lv.v[s] = slot{}
+				continue
+			}
+			q.compact(l, s)
+			lv.v[s].back = slices.Clip(lv.v[s].back)
+			lv.v[s].front = nil
+		}
+	}
+	q.dueBuf = slices.Clip(q.dueBuf)
 	q.firing = slices.Clip(q.firing)
+	q.scratch = nil
 	if checked.On {
 		q.check("Shrink")
 	}
@@ -978,9 +901,13 @@ func (q *Queue[T]) Shrink() {
 func (q *Queue[T]) BytesHeld() int {
 	n := (q.pool.Cap() + 1) * int(unsafe.Sizeof(alarm.Record[T]{}))
 	for l := range q.levels {
-		n += len(q.levels[l].heads)*4 + len(q.levels[l].occ)*8
+		lv := &q.levels[l]
+		n += len(lv.occ)*8 + len(lv.cnt)*4
+		for s := range lv.v {
+			n += int(unsafe.Sizeof(slot{})) + (cap(lv.v[s].front)+cap(lv.v[s].back))*4
+		}
 	}
-	n += cap(q.firing) * 4
+	n += (cap(q.firing) + cap(q.dueBuf) + cap(q.scratch)) * 4
 	n += q.pool.Moved() * 48 // two map entries per moved record, roughly
 	return n
 }
@@ -991,13 +918,18 @@ func (q *Queue[T]) Clear() {
 	q.pool.Reset()
 	for l := range q.levels {
 		lv := &q.levels[l]
-		clear(lv.heads)
+		clear(lv.cnt)
+		for s := range lv.v {
+			clear(lv.v[s].front) // the indices are dead; keep the capacity
+			clear(lv.v[s].back)
+			lv.v[s].front, lv.v[s].back = lv.v[s].front[:0], lv.v[s].back[:0]
+		}
 		lv.occ.reset()
 		lv.length = 0
 	}
 	q.counts.Cleared += uint64(q.length)
 	q.length = 0
-	q.due, q.dueLen = 0, 0
+	q.dueBuf, q.duePos, q.dueLen = q.dueBuf[:0], 0, 0
 	if !mutant.Is(mutant.StaleMinAfterClr) {
 		q.minValid = false // the original keeps a stale cached minimum here
 		q.minKey = 0

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/config"
+	"github.com/gotimingwheel/timingwheel/internal/checked"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
@@ -19,6 +20,9 @@ func TestShrinkAfterBurst(t *testing.T) {
 	n := 1_000_000
 	if testing.Short() {
 		n = 100_000
+	}
+	if checked.On {
+		n = 3_000 // every call checks every invariant: O(n) per call
 	}
 	cfg, err := config.New(config.AboutOneMicrosecond)
 	if err != nil {
@@ -37,8 +41,6 @@ func TestShrinkAfterBurst(t *testing.T) {
 		}
 		handles[i] = a
 	}
-	empty, _ := timingwheel.New[int64](cfg, time.Unix(0, 0))
-	fixed := empty.Stats().BytesHeld
 	before := w.Stats().BytesHeld
 	keep := map[int]bool{}
 	for i := 0; i < 10; i++ {
@@ -56,13 +58,21 @@ func TestShrinkAfterBurst(t *testing.T) {
 	if err := w.Invariant(); err != nil {
 		t.Fatal(err)
 	}
-	st := w.Stats()
-	live := st.Live
-	perAlarm := 32 + 48 // a record plus its forwarding entries
-	if st.BytesHeld > fixed+4*live*perAlarm {
-		t.Fatalf("after Shrink %d bytes held for %d alarms (fixed part %d, before %d)", st.BytesHeld, live, fixed, before)
+	// The baseline: a wheel that only ever held the survivors.
+	base, _ := timingwheel.New[int64](cfg, time.Unix(0, 0))
+	for i := range keep {
+		if _, err := base.Add(time.Unix(0, int64(i)*7919%(1<<40)), int64(i)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	t.Logf("bytes held: %d before Shrink, %d after (fixed slot arrays %d, %d live)", before, st.BytesHeld, fixed, live)
+	st := w.Stats()
+	want := base.Stats().BytesHeld
+	if st.BytesHeld > 2*want {
+		t.Fatalf("after Shrink %d bytes held for %d alarms; a wheel that only held them holds %d (before Shrink %d)",
+			st.BytesHeld, st.Live, want, before)
+	}
+	t.Logf("bytes held: %d before Shrink, %d after; a wheel holding only the %d survivors: %d",
+		before, st.BytesHeld, st.Live, want)
 	for i, a := range handles {
 		v, err := w.AlarmValue(a)
 		if keep[i] {

@@ -1,0 +1,173 @@
+package priorityqueue
+
+import (
+	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/internal/mutant"
+)
+
+// Every slot keeps its records' indices in contiguous vectors, not in linked
+// lists. Adds land in a slot, and fires and cascades walk one; with a linked
+// list each step is a serial cache miss (the next record's address is in the
+// current one), while with a vector the next indices are known in advance and
+// the CPU overlaps the misses. The same holds for the due list, a buffer.
+//
+// A slot's order is front, read from the end (elements moved down by
+// cascades, which go ahead of everything already there), then back, read from
+// the start (elements added). A removed element leaves a tombstone (index 0);
+// a slot is compacted when tombstones outnumber its elements, and emptied when
+// its last element leaves or it is fired or cascaded. A record's Next holds its
+// position: the index in back, or frontBit | the index in front.
+
+const frontBit = 1 << 31
+
+// slot is one slot of a level.
+type slot struct {
+	front []uint32 // moved down by cascades; in order from the end
+	back  []uint32 // added; in order from the start
+}
+
+// put puts record i in slot s of level l: at the back, or ahead of every
+// element already there. It allocates the level's slots on first use.
+func (q *Queue[T]) put(l, s int, i uint32, ahead bool) {
+	lv := &q.levels[l]
+	if lv.v == nil {
+		lv.v = make([]slot, lv.mask+1)
+		lv.cnt = make([]uint32, lv.mask+1)
+	}
+	v := &lv.v[s]
+	if n := len(v.front) + len(v.back); n >= 32 && n > 2*int(lv.cnt[s]) {
+		q.compact(l, s)
+	}
+	r := q.rec(i)
+	if ahead {
+		r.Next = frontBit | uint32(len(v.front))
+		v.front = append(v.front, i)
+	} else {
+		r.Next = uint32(len(v.back))
+		v.back = append(v.back, i)
+	}
+	r.Prev = 0
+	r.State = uint8(l + 1)
+	lv.cnt[s]++
+	lv.occ.set(s)
+	lv.length++
+}
+
+// del takes record i out of slot s of level l, leaving a tombstone.
+func (q *Queue[T]) del(l, s int, i uint32) {
+	lv := &q.levels[l]
+	v := &lv.v[s]
+	if p := q.rec(i).Next; p&frontBit != 0 {
+		v.front[p&^frontBit] = 0
+	} else {
+		v.back[p] = 0
+	}
+	lv.cnt[s]--
+	if !mutant.Is(mutant.LengthNotCounted) {
+		lv.length--
+	}
+	if lv.cnt[s] == 0 {
+		v.front, v.back = v.front[:0], v.back[:0]
+		if !mutant.Is(mutant.BitmapNotCleared) {
+			lv.occ.unset(s)
+		}
+	}
+}
+
+// each calls f on the records of slot s of level l in order until f returns
+// false. f must not change the slot.
+func (q *Queue[T]) each(l, s int, f func(i uint32) bool) {
+	lv := &q.levels[l]
+	if lv.v == nil {
+		return
+	}
+	v := &lv.v[s]
+	for j := len(v.front) - 1; j >= 0; j-- {
+		if i := v.front[j]; i != 0 && !f(i) {
+			return
+		}
+	}
+	for _, i := range v.back {
+		if i != 0 && !f(i) {
+			return
+		}
+	}
+}
+
+// compact rewrites slot s of level l without tombstones, all in back, in
+// order, and records the new positions.
+func (q *Queue[T]) compact(l, s int) {
+	v := &q.levels[l].v[s]
+	tmp := q.scratch[:0]
+	q.each(l, s, func(i uint32) bool { tmp = append(tmp, i); return true })
+	v.front = v.front[:0]
+	v.back = append(v.back[:0], tmp...)
+	for p, i := range v.back {
+		q.rec(i).Next = uint32(p)
+	}
+	q.scratch = tmp[:0]
+}
+
+// empty resets slot s of level l, whose elements have all been moved away.
+func (q *Queue[T]) empty(l, s int) {
+	lv := &q.levels[l]
+	v := &lv.v[s]
+	v.front, v.back = v.front[:0], v.back[:0]
+	lv.length -= int(lv.cnt[s])
+	lv.cnt[s] = 0
+	lv.occ.unset(s)
+}
+
+// take appends the records of level-0 slot s, in order, to the due buffer and
+// empties the slot, without touching the records: they keep saying "level 0",
+// and their keys, below MinAllowedKey once CollectTo ends, say they are due
+// (isDue). It returns how many it moved.
+func (q *Queue[T]) take(s int) int {
+	v := &q.levels[0].v[s]
+	for j := len(v.front) - 1; j >= 0; j-- {
+		if i := v.front[j]; i != 0 {
+			q.dueBuf = append(q.dueBuf, i)
+		}
+	}
+	for _, i := range v.back {
+		if i != 0 {
+			q.dueBuf = append(q.dueBuf, i)
+		}
+	}
+	c := int(q.levels[0].cnt[s])
+	q.empty(0, s)
+	q.dueLen += c
+	return c
+}
+
+// dueHead returns the next record the due buffer fires, or 0.
+func (q *Queue[T]) dueHead() uint32 {
+	for q.duePos < len(q.dueBuf) {
+		if i := q.dueBuf[q.duePos]; i != 0 {
+			return i
+		}
+		q.duePos++
+	}
+	return 0
+}
+
+// dueDel takes record i out of the due buffer (a rare path: a handler
+// removing or rescheduling an alarm that is due), leaving a tombstone.
+func (q *Queue[T]) dueDel(i uint32) {
+	for j := q.duePos; j < len(q.dueBuf); j++ {
+		if q.dueBuf[j] == i {
+			q.dueBuf[j] = 0
+			q.dueLen--
+			return
+		}
+	}
+	panic("priorityqueue: due record not in the due buffer")
+}
+
+// toDue appends record i, already taken out of its slot, to the due list.
+func (q *Queue[T]) toDue(i uint32) {
+	q.rec(i).State = alarm.StateDue
+	q.dueBuf = append(q.dueBuf, i)
+	q.dueLen++
+	q.minValid = false
+}
