@@ -63,18 +63,17 @@ const (
 	StateFree   uint8 = 0    // on the free list
 	StateFiring uint8 = 0xFF // removed from the structure, its handler running
 	StateDue    uint8 = 0xFE // removed from the levels, waiting in the due list
-	// States 1..62 are "linked at level State-1".
+	// States 1..62 are "in a slot of level State-1".
 )
 
-// Record is one alarm's storage. Time is the owner's ordering quantity (a key
-// or a time in ns); Next and Prev link the record into a circular list of the
-// owner's (or, when free, Next links the free list); Gen counts how often the
-// record was freed; State says where the record is.
+// Record is one alarm's storage: 32 bytes with an 8-byte value. Time is the
+// owner's ordering quantity (a key or a time in ns); Next is the owner's
+// position for the record (or, when free, links the free list); Gen counts how
+// often the record was freed; State says where the record is.
 type Record[T any] struct {
 	Time  int64
 	Value T
 	Next  uint32
-	Prev  uint32
 	Gen   uint32
 	State uint8
 }
@@ -137,7 +136,7 @@ func (p *Pool[T]) Len() int { return len(p.recs) - 1 }
 func (p *Pool[T]) Rec(i uint32) *Record[T] { return &p.recs[i] }
 
 // Alloc returns the index of a fresh record with the given time and value and
-// state; its Next and Prev are 0. Cost: O(1) amortized; it allocates only when
+// state; its Next is 0. Cost: O(1) amortized; it allocates only when
 // the pool grows.
 func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
 	var i uint32
@@ -152,7 +151,7 @@ func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
 		i = uint32(len(p.recs) - 1)
 	}
 	r := &p.recs[i]
-	r.Time, r.Value, r.Next, r.Prev, r.State = time, v, 0, 0, state
+	r.Time, r.Value, r.Next, r.State = time, v, 0, state
 	p.live++
 	return i
 }
@@ -165,7 +164,6 @@ func (p *Pool[T]) Free(i uint32) {
 	r.Value = zero
 	r.Gen++
 	r.State = StateFree
-	r.Prev = 0
 	r.Next = p.free
 	p.free = i
 	p.live--
