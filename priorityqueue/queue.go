@@ -22,8 +22,8 @@
 //	min_i = floor(max_(i-1)+1, 2^s_i)       (MaxKey if max_(i-1) = MaxKey)
 //
 // so the ranges leave no gap. A key k lives in slot (k >> s_i) mod 2^b_i of
-// its level; a slot holds a circular doubly-linked list of records, and a
-// bitmap per level marks the slots that hold any.
+// its level; a slot holds its records' indices in vectors, in order (see
+// slots.go), and a bitmap per level marks the slots that hold any.
 //
 // # Cost
 //

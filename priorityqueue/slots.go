@@ -46,7 +46,6 @@ func (q *Queue[T]) put(l, s int, i uint32, ahead bool) {
 		r.Next = uint32(len(v.back))
 		v.back = append(v.back, i)
 	}
-	r.Prev = 0
 	r.State = uint8(l + 1)
 	lv.cnt[s]++
 	lv.occ.set(s)
