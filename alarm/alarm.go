@@ -21,6 +21,7 @@ package alarm
 
 import (
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"github.com/gotimingwheel/timingwheel/internal/mutant"
@@ -146,6 +147,11 @@ func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
 	} else {
 		if len(p.recs) >= 1<<32-1 {
 			panic("alarm: pool full (2^32-1 records)")
+		}
+		if len(p.recs) == cap(p.recs) {
+			// Double: append grows large slices by only 1.25x, which copies
+			// the pool more often while it fills.
+			p.recs = slices.Grow(p.recs, max(len(p.recs), 16))
 		}
 		p.recs = append(p.recs, Record[T]{Gen: p.nextGen})
 		i = uint32(len(p.recs) - 1)

@@ -207,10 +207,12 @@ func (q *Queue[T]) IsEmpty() bool { return q.length == 0 }
 // IncreaseMinAllowedKey. Cost: O(1).
 func (q *Queue[T]) MinAllowedKey() int64 { return q.target }
 
-// MaxAllowedKey returns the largest key Add accepts: the top level's maximum.
-// It is at least MinAllowedKey + 2^B - 1 (B the sum of the level bits), capped
-// at MaxKey. Cost: O(1).
-func (q *Queue[T]) MaxAllowedKey() int64 { return q.levels[len(q.levels)-1].maxKey }
+// MaxAllowedKey returns the largest key Add accepts: the top level's maximum,
+// at least MinAllowedKey + 2^B - 1 (B the sum of the level bits), capped at
+// MaxKey >> Shift(), the key of the last representable time. Cost: O(1).
+func (q *Queue[T]) MaxAllowedKey() int64 {
+	return min(q.levels[len(q.levels)-1].maxKey, MaxKey>>q.shift)
+}
 
 // Shift returns the shift that maps an element's time to its key.
 func (q *Queue[T]) Shift() uint { return q.shift }

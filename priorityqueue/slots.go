@@ -31,8 +31,7 @@ type slot struct {
 func (q *Queue[T]) put(l, s int, i uint32, ahead bool) {
 	lv := &q.levels[l]
 	if lv.v == nil {
-		lv.v = make([]slot, lv.mask+1)
-		lv.cnt = make([]uint32, lv.mask+1)
+		q.allocLevel(l)
 	}
 	v := &lv.v[s]
 	if n := len(v.front) + len(v.back); n >= 32 && n > 2*int(lv.cnt[s]) {
@@ -50,6 +49,23 @@ func (q *Queue[T]) put(l, s int, i uint32, ahead bool) {
 	lv.cnt[s]++
 	lv.occ.set(s)
 	lv.length++
+}
+
+// slotStart is the capacity of the back vector every slot starts with, carved
+// out of one allocation per level so that a new wheel does not allocate once
+// per slot.
+const slotStart = 4
+
+// allocLevel allocates the slots of level l on its first use.
+func (q *Queue[T]) allocLevel(l int) {
+	lv := &q.levels[l]
+	n := int(lv.mask) + 1
+	lv.v = make([]slot, n)
+	lv.cnt = make([]uint32, n)
+	arena := make([]uint32, n*slotStart)
+	for s := range lv.v {
+		lv.v[s].back = arena[s*slotStart : s*slotStart : (s+1)*slotStart]
+	}
 }
 
 // del takes record i out of slot s of level l, leaving a tombstone.
