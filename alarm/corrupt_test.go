@@ -1,0 +1,139 @@
+package alarm
+
+// Corruption tests: each builds a valid pool, breaks exactly one fact, and
+// checks that Invariant reports the invariant that fact belongs to.
+
+import (
+	"testing"
+
+	"github.com/gotimingwheel/timingwheel/invariant"
+)
+
+// newFixture returns a valid pool with records 1..5, of which 2 and 4 are
+// free (the free list is 4, then 2) and 1, 3, 5 live.
+func newFixture(t *testing.T) *Pool[string] {
+	t.Helper()
+	p := NewPool[string](0)
+	for _, v := range []string{"a", "b", "c", "d", "e"} {
+		p.Alloc(0, v, 1)
+	}
+	p.Free(2)
+	p.Free(4)
+	if err := p.Invariant(); err != nil {
+		t.Fatalf("fixture is not valid: %v", err)
+	}
+	if p.free != 4 || p.recs[4].Next != 2 || p.recs[2].Next != 0 || p.Live() != 3 {
+		t.Fatalf("fixture: free head %d, live %d", p.free, p.Live())
+	}
+	return p
+}
+
+func TestFixtureValid(t *testing.T) {
+	p := newFixture(t)
+	// The free list is used last-freed first.
+	if i := p.Alloc(0, "x", 1); i != 4 {
+		t.Fatalf("Alloc reused %d, want 4", i)
+	}
+	if err := p.Invariant(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCorruptAP1(t *testing.T) {
+	t.Run("sentinel not free", func(t *testing.T) {
+		p := newFixture(t)
+		p.recs[0].State = 1
+		invariant.Expect(t, p.Invariant(), "AP1")
+	})
+	t.Run("sentinel missing", func(t *testing.T) {
+		p := newFixture(t)
+		p.recs = p.recs[:0]
+		invariant.Expect(t, p.Invariant(), "AP1")
+	})
+}
+
+func TestCorruptAP2(t *testing.T) {
+	t.Run("live record on the free list", func(t *testing.T) {
+		p := newFixture(t)
+		p.recs[2].Next = 3 // 3 is live
+		invariant.Expect(t, p.Invariant(), "AP2")
+	})
+	t.Run("cycle", func(t *testing.T) {
+		p := newFixture(t)
+		p.recs[2].Next = 4
+		invariant.Expect(t, p.Invariant(), "AP2")
+	})
+	t.Run("index beyond the records", func(t *testing.T) {
+		p := newFixture(t)
+		p.recs[2].Next = 99
+		invariant.Expect(t, p.Invariant(), "AP2")
+	})
+}
+
+func TestCorruptAP3(t *testing.T) {
+	t.Run("live count", func(t *testing.T) {
+		p := newFixture(t)
+		p.live++
+		invariant.Expect(t, p.Invariant(), "AP3")
+	})
+	t.Run("free record off the list", func(t *testing.T) {
+		p := newFixture(t)
+		p.recs[4].Next = 0 // record 2 is free but unreachable
+		invariant.Expect(t, p.Invariant(), "AP3")
+	})
+}
+
+func TestCorruptAP4(t *testing.T) {
+	p := newFixture(t)
+	p.owner = 0
+	invariant.Expect(t, p.Invariant(), "AP4")
+}
+
+// newShrunk returns a valid pool in which Shrink moved record 5 to index 2,
+// so the forwarding maps hold one entry.
+func newShrunk(t *testing.T) (*Pool[string], Alarm) {
+	t.Helper()
+	p := NewPool[string](0)
+	for _, v := range []string{"a", "b", "c", "d", "e"} {
+		p.Alloc(0, v, 1)
+	}
+	h := p.Handle(5)
+	p.Free(2)
+	p.Free(4)
+	p.Shrink(0, func(from, to uint32) {})
+	if p.Moved() != 1 {
+		t.Fatalf("Shrink moved %d records, want 1", p.Moved())
+	}
+	if err := p.Invariant(); err != nil {
+		t.Fatalf("fixture is not valid: %v", err)
+	}
+	if i, ok := p.Lookup(h); !ok || p.recs[i].Value != "e" {
+		t.Fatalf("moved handle finds %d, %v", i, ok)
+	}
+	return p, h
+}
+
+func TestCorruptAP5(t *testing.T) {
+	t.Run("reverse entry missing", func(t *testing.T) {
+		p, _ := newShrunk(t)
+		clear(p.rev)
+		invariant.Expect(t, p.Invariant(), "AP5")
+	})
+	t.Run("maps disagree", func(t *testing.T) {
+		p, h := newShrunk(t)
+		j := p.fwd[origin{h.index, h.gen}]
+		p.rev[j] = origin{h.index, h.gen + 1}
+		invariant.Expect(t, p.Invariant(), "AP5")
+	})
+	t.Run("forwarding to a free record", func(t *testing.T) {
+		p, h := newShrunk(t)
+		j := p.fwd[origin{h.index, h.gen}]
+		// Free the target behind the maps' back (Free would drop the entry),
+		// keeping the free list and the counts right.
+		p.recs[j].State = StateFree
+		p.recs[j].Next = p.free
+		p.free = j
+		p.live--
+		invariant.Expect(t, p.Invariant(), "AP5")
+	})
+}

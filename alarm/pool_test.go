@@ -1,0 +1,104 @@
+package alarm_test
+
+import (
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/gotimingwheel/timingwheel/alarm"
+)
+
+// TestPoolAgainstModel drives a pool with random Alloc, Free, Reset and
+// Shrink calls. The model is the set of live handles with their values; every
+// handle ever issued and since freed (or dropped by Reset) must be rejected,
+// every live one must find its record, and Invariant must hold throughout.
+func TestPoolAgainstModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := alarm.NewPool[int](rapid.IntRange(0, 4).Draw(t, "cap"))
+		live := map[alarm.Alarm]int{}
+		var order []alarm.Alarm // live handles, for drawing one
+		var stale []alarm.Alarm
+		next := 0
+		other := alarm.NewPool[int](0)
+
+		drop := func(i int) {
+			stale = append(stale, order[i])
+			delete(live, order[i])
+			order = append(order[:i], order[i+1:]...)
+		}
+		t.Repeat(map[string]func(*rapid.T){
+			"Alloc": func(t *rapid.T) {
+				next++
+				i := p.Alloc(int64(next), next, 1)
+				h := p.Handle(i)
+				if h.Owner() != p.Owner() || h.IsNull() {
+					t.Fatalf("handle %v from pool %d", h, p.Owner())
+				}
+				if _, dup := live[h]; dup {
+					t.Fatalf("handle %v issued twice", h)
+				}
+				live[h] = next
+				order = append(order, h)
+			},
+			"Free": func(t *rapid.T) {
+				if len(order) == 0 {
+					t.Skip("nothing live")
+				}
+				k := rapid.IntRange(0, len(order)-1).Draw(t, "k")
+				i, ok := p.Lookup(order[k])
+				if !ok {
+					t.Fatalf("live %v not found", order[k])
+				}
+				p.Free(i)
+				drop(k)
+			},
+			"Reset": func(t *rapid.T) {
+				if rapid.IntRange(0, 4).Draw(t, "rare") != 0 {
+					return
+				}
+				p.Reset()
+				for len(order) > 0 {
+					drop(0)
+				}
+			},
+			"Shrink": func(t *rapid.T) {
+				p.Shrink(rapid.IntRange(0, 3).Draw(t, "slack"), func(from, to uint32) {
+					if from <= to {
+						t.Fatalf("Shrink moved %d up to %d", from, to)
+					}
+				})
+				if p.Len() != p.Live() {
+					t.Fatalf("after Shrink: %d records for %d live", p.Len(), p.Live())
+				}
+			},
+			"": func(t *rapid.T) {
+				if err := p.Invariant(); err != nil {
+					t.Fatal(err)
+				}
+				if p.Live() != len(live) {
+					t.Fatalf("Live %d, model %d", p.Live(), len(live))
+				}
+				for h, v := range live {
+					i, ok := p.Lookup(h)
+					if !ok || p.Rec(i).Value != v {
+						t.Fatalf("live %v: found %v, value %d, want %d", h, ok, p.Rec(i).Value, v)
+					}
+					if p.Handle(i) != h {
+						t.Fatalf("record %d has handle %v, was issued %v", i, p.Handle(i), h)
+					}
+					if _, ok := other.Lookup(h); ok {
+						t.Fatalf("another pool accepts %v", h)
+					}
+				}
+				for _, h := range stale {
+					if _, ok := p.Lookup(h); ok {
+						t.Fatalf("stale %v accepted", h)
+					}
+				}
+				if _, ok := p.Lookup(alarm.Alarm{}); ok {
+					t.Fatal("null alarm accepted")
+				}
+			},
+		})
+	})
+}
