@@ -1,0 +1,375 @@
+package priorityqueue
+
+// Corruption tests: each builds a valid queue, breaks exactly one fact, and
+// checks that Invariant reports the invariant that fact belongs to. Without
+// them a check that can never fire would look the same as one that holds.
+
+import (
+	"testing"
+
+	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/invariant"
+	"github.com/gotimingwheel/timingwheel/levelbits"
+)
+
+// fixture is a valid queue with level bits [2 2 2] and elements on every level
+// and in the due list. Its handles are named by the key they were added with.
+type fixture struct {
+	q *Queue[string]
+	h map[string]alarm.Alarm
+}
+
+// newFixture builds, with MinAllowedKey 3 at the end:
+//
+//	due list: keys 1, 2      (left by a handler that panicked at key 0)
+//	level 0:  keys 3, 6      covering [3, 6]
+//	level 1:  keys 5, 13     covering [4, 19], 4 keys a slot
+//	level 2:  keys 30, 70    covering [16, 79], 16 keys a slot
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	lb, err := levelbits.New(2, 2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{q: New[string](lb, 0), h: map[string]alarm.Alarm{}}
+	add := func(name string, key int64) {
+		t.Helper()
+		a, err := f.q.Add(key, name)
+		if err != nil {
+			t.Fatalf("Add(%d): %v", key, err)
+		}
+		f.h[name] = a
+	}
+	add("k0", 0)
+	add("k1", 1)
+	add("k2", 2)
+	add("k5", 5)
+	add("k13", 13)
+	add("k30", 30)
+	add("k70", 70)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("handler did not panic")
+			}
+		}()
+		_ = f.q.IncreaseMinAllowedKey(3, func(alarm.Alarm) { panic("stop") })
+	}()
+	add("k3", 3)
+	add("k6", 6)
+
+	q := f.q
+	if err := q.Invariant(); err != nil {
+		t.Fatalf("fixture is not valid: %v", err)
+	}
+	if q.DueLen() != 2 || q.LevelLen(0) != 2 || q.LevelLen(1) != 2 || q.LevelLen(2) != 2 || q.Len() != 8 {
+		t.Fatalf("fixture: due %d, levels %d %d %d, Len %d; want 2, 2 2 2, 8",
+			q.DueLen(), q.LevelLen(0), q.LevelLen(1), q.LevelLen(2), q.Len())
+	}
+	if q.levels[0].minKey != 3 || q.levels[1].minKey != 4 || q.levels[1].maxKey != 19 ||
+		q.levels[2].minKey != 16 || q.levels[2].maxKey != 79 {
+		t.Fatalf("fixture geometry: %+v", q.levels)
+	}
+	for _, name := range []string{"k5", "k13"} {
+		if r := f.rec(name); r.State != 2 {
+			t.Fatalf("%s in state %d, want level 1", name, r.State)
+		}
+	}
+	for _, name := range []string{"k30", "k70"} {
+		if r := f.rec(name); r.State != 3 {
+			t.Fatalf("%s in state %d, want level 2", name, r.State)
+		}
+	}
+	return f
+}
+
+func (f *fixture) idx(name string) uint32 {
+	i, ok := f.q.pool.Lookup(f.h[name])
+	if !ok {
+		panic("fixture: no record for " + name)
+	}
+	return i
+}
+
+func (f *fixture) rec(name string) *alarm.Record[string] { return f.q.rec(f.idx(name)) }
+
+func TestFixtureValid(t *testing.T) {
+	f := newFixture(t)
+	// The fixture's due list is legitimate: the next increase removes it first.
+	var got []string
+	if err := f.q.IncreaseMinAllowedKey(3, func(a alarm.Alarm) {
+		v, _ := f.q.Value(a)
+		got = append(got, v)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != "k1" || got[1] != "k2" {
+		t.Fatalf("due list removed %q, want [k1 k2]", got)
+	}
+	if err := f.q.Invariant(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCorruptPQ1(t *testing.T) {
+	t.Run("min off alignment", func(t *testing.T) {
+		f := newFixture(t)
+		f.q.levels[1].minKey = 5 // level 1's slots are 4 keys wide
+		invariant.Expect(t, f.q.Invariant(), "PQ1")
+	})
+	t.Run("max not min+diff", func(t *testing.T) {
+		f := newFixture(t)
+		f.q.levels[2].maxKey--
+		invariant.Expect(t, f.q.Invariant(), "PQ1")
+	})
+	t.Run("shift", func(t *testing.T) {
+		f := newFixture(t)
+		f.q.levels[1].shift = 3
+		invariant.Expect(t, f.q.Invariant(), "PQ1")
+	})
+	t.Run("diff", func(t *testing.T) {
+		f := newFixture(t)
+		f.q.levels[0].diff = 4
+		invariant.Expect(t, f.q.Invariant(), "PQ1")
+	})
+	t.Run("slot count", func(t *testing.T) {
+		f := newFixture(t)
+		f.q.levels[1].v = f.q.levels[1].v[:3]
+		invariant.Expect(t, f.q.Invariant(), "PQ1")
+	})
+}
+
+func TestCorruptPQ2(t *testing.T) {
+	f := newFixture(t)
+	// A level-1 range that is itself well formed (aligned, max = min + 15)
+	// but leaves a gap after level 0's [3, 6]: keys 7 and 8 would have no level.
+	lv := &f.q.levels[1]
+	lv.minKey, lv.maxKey = 8, 8+lv.diff
+	invariant.Expect(t, f.q.Invariant(), "PQ2")
+}
+
+func TestCorruptPQ3(t *testing.T) {
+	t.Run("key out of range", func(t *testing.T) {
+		f := newFixture(t)
+		// Key 21 maps to level 1's slot 1, where key 5 sits, so only the range
+		// (level 1 ends at 19) is wrong, not the slot.
+		f.rec("k5").Time = 21
+		invariant.Expect(t, f.q.Invariant(), "PQ3")
+	})
+	t.Run("state names another level", func(t *testing.T) {
+		f := newFixture(t)
+		f.rec("k30").State = 2
+		invariant.Expect(t, f.q.Invariant(), "PQ3")
+	})
+}
+
+func TestCorruptPQ4(t *testing.T) {
+	f := newFixture(t)
+	q := f.q
+	i := f.idx("k5") // level 1, slot (5>>2)&3 = 1
+	q.del(1, 1, i)
+	q.put(1, 2, i, false) // slot 2 covers keys 8-11; counts, bits and positions stay consistent
+	invariant.Expect(t, q.Invariant(), "PQ4")
+}
+
+func TestCorruptPQ5(t *testing.T) {
+	// The slots are vectors, not linked lists: a record's Next is its
+	// position in its slot (the "link"), and a slot's entries name records.
+	t.Run("position", func(t *testing.T) {
+		f := newFixture(t)
+		f.rec("k13").Next++
+		invariant.Expect(t, f.q.Invariant(), "PQ5")
+	})
+	t.Run("front bit", func(t *testing.T) {
+		f := newFixture(t)
+		f.rec("k70").Next ^= frontBit
+		invariant.Expect(t, f.q.Invariant(), "PQ5")
+	})
+	t.Run("index beyond the pool", func(t *testing.T) {
+		f := newFixture(t)
+		lv := &f.q.levels[2]
+		s := lv.slot(70)
+		v := &lv.v[s]
+		v.back[f.rec("k70").Next] = uint32(f.q.pool.Len() + 5)
+		invariant.Expect(t, f.q.Invariant(), "PQ5")
+	})
+}
+
+func TestCorruptPQ6(t *testing.T) {
+	t.Run("level length", func(t *testing.T) {
+		f := newFixture(t)
+		f.q.levels[1].length++
+		invariant.Expect(t, f.q.Invariant(), "PQ6")
+	})
+	t.Run("slot count", func(t *testing.T) {
+		f := newFixture(t)
+		f.q.levels[2].cnt[f.q.levels[2].slot(30)]++
+		invariant.Expect(t, f.q.Invariant(), "PQ6")
+	})
+	t.Run("due count", func(t *testing.T) {
+		f := newFixture(t)
+		f.q.dueLen--
+		invariant.Expect(t, f.q.Invariant(), "PQ6")
+	})
+	t.Run("queue length", func(t *testing.T) {
+		f := newFixture(t)
+		f.q.length++
+		invariant.Expect(t, f.q.Invariant(), "PQ6")
+	})
+}
+
+func TestCorruptPQ7(t *testing.T) {
+	t.Run("bit set on an empty slot", func(t *testing.T) {
+		f := newFixture(t)
+		f.q.levels[1].occ.set(2) // slot 2 of level 1 (keys 8-11) is empty
+		invariant.Expect(t, f.q.Invariant(), "PQ7")
+	})
+	t.Run("bit clear on a full slot", func(t *testing.T) {
+		f := newFixture(t)
+		f.q.levels[2].occ.unset(f.q.levels[2].slot(70))
+		invariant.Expect(t, f.q.Invariant(), "PQ7")
+	})
+	t.Run("bit set on a level never used", func(t *testing.T) {
+		lb, _ := levelbits.New(2, 2)
+		q := New[int](lb, 0)
+		if _, err := q.Add(1, 1); err != nil {
+			t.Fatal(err)
+		}
+		if q.levels[1].v != nil {
+			t.Fatal("level 1 has slots; the test needs an unused level")
+		}
+		q.levels[1].occ.set(3)
+		invariant.Expect(t, q.Invariant(), "PQ7")
+	})
+}
+
+func TestCorruptPQ8(t *testing.T) {
+	t.Run("wrong cached min", func(t *testing.T) {
+		f := newFixture(t)
+		f.q.minKey, f.q.minValid = 4, true // the smallest key on the levels is 3
+		invariant.Expect(t, f.q.Invariant(), "PQ8")
+	})
+	t.Run("cached min on empty levels", func(t *testing.T) {
+		lb, _ := levelbits.New(2, 2, 2)
+		q := New[int](lb, 0)
+		q.minKey, q.minValid = 0, true
+		invariant.Expect(t, q.Invariant(), "PQ8")
+	})
+}
+
+func TestCorruptPQ9(t *testing.T) {
+	t.Run("target below level 0", func(t *testing.T) {
+		f := newFixture(t)
+		f.q.target = 2 // level 0 starts at 3
+		invariant.Expect(t, f.q.Invariant(), "PQ9")
+	})
+	t.Run("target above level 0", func(t *testing.T) {
+		f := newFixture(t)
+		f.q.target = 4
+		invariant.Expect(t, f.q.Invariant(), "PQ9")
+	})
+}
+
+func TestCorruptPQ10(t *testing.T) {
+	t.Run("due record's state", func(t *testing.T) {
+		f := newFixture(t)
+		f.rec("k2").State = 2 // says level 1, but it is in the due list
+		invariant.Expect(t, f.q.Invariant(), "PQ10")
+	})
+	t.Run("due keys out of order", func(t *testing.T) {
+		f := newFixture(t)
+		q := f.q
+		b := q.dueBuf[q.duePos:]
+		b[0], b[1] = b[1], b[0] // key 2 before key 1
+		invariant.Expect(t, q.Invariant(), "PQ10")
+	})
+	t.Run("due key above MinAllowedKey", func(t *testing.T) {
+		f := newFixture(t)
+		r := f.rec("k2")
+		r.State, r.Time = alarm.StateDue, 4 // explicitly due, but key 4 > MinAllowedKey 3
+		invariant.Expect(t, f.q.Invariant(), "PQ10")
+	})
+	t.Run("due position", func(t *testing.T) {
+		f := newFixture(t)
+		f.q.duePos = len(f.q.dueBuf) + 1
+		invariant.Expect(t, f.q.Invariant(), "PQ10")
+	})
+}
+
+func TestCorruptPQ11(t *testing.T) {
+	t.Run("leaked record", func(t *testing.T) {
+		f := newFixture(t)
+		// A record the pool counts as live but the queue does not hold: the
+		// pool itself stays consistent (AP1-AP4), only PQ11 sees the leak.
+		f.q.pool.Alloc(4, "leaked", 1)
+		invariant.Expect(t, f.q.Invariant(), "PQ11")
+	})
+	t.Run("record freed while held", func(t *testing.T) {
+		f := newFixture(t)
+		f.q.firing = append(f.q.firing, 99) // claims a running handler with no live record
+		invariant.Expect(t, f.q.Invariant(), "PQ11")
+	})
+}
+
+// TestCorruptPQ12 needs a queue whose levels reach keys that no time reaches:
+// with shift 0 the time is the key, and with any shift a negative time gives a
+// negative key, so the range check (PQ3) would fire first. With shift 57 and
+// level bits [2 2 2] (6 bits, more than the 62-57 = 5 that times reach), the
+// levels cover keys [0, 79] while times reach only keys [0, 31]. The record is
+// refiled (del, put) in the slot of its new key so that every other check
+// still holds: the one broken fact is its time, 40<<57 > MaxKey.
+func TestCorruptPQ12(t *testing.T) {
+	lb, _ := levelbits.New(2, 2, 2)
+	const shift = 57
+	q := NewTimed[int](lb, 0, shift)
+	a, err := q.AddTime(5<<shift, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.AddTime(1<<shift, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Invariant(); err != nil {
+		t.Fatal(err)
+	}
+	i, _ := q.pool.Lookup(a)
+	r := q.rec(i)
+	if r.State != 2 {
+		t.Fatalf("key 5 in state %d, want level 1", r.State)
+	}
+	q.del(1, q.levels[1].slot(5), i)
+	r.Time = 40 << shift // key 40: level 2 [16, 79], slot 2
+	q.put(2, q.levels[2].slot(40), i, false)
+	invariant.Expect(t, q.Invariant(), "PQ12")
+}
+
+// The pool's own invariants reach the queue's Invariant through PQ11's check.
+func TestCorruptPoolThroughQueue(t *testing.T) {
+	t.Run("AP1", func(t *testing.T) {
+		f := newFixture(t)
+		f.q.pool.Rec(0).State = 1
+		invariant.Expect(t, f.q.Invariant(), "AP1")
+	})
+	t.Run("AP2", func(t *testing.T) {
+		f := newFixture(t)
+		i := f.idx("k70")
+		if err := f.q.Remove(f.h["k70"]); err != nil {
+			t.Fatal(err)
+		}
+		f.q.pool.Rec(i).State = 3 // on the free list, but says "level 2"
+		invariant.Expect(t, f.q.Invariant(), "AP2")
+	})
+	t.Run("AP3", func(t *testing.T) {
+		f := newFixture(t)
+		i := f.idx("k70")
+		for _, name := range []string{"k30", "k70"} {
+			if err := f.q.Remove(f.h[name]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The free list is k70's record, then k30's; cutting it after k70's
+		// loses k30's record: neither live nor free.
+		f.q.pool.Rec(i).Next = 0
+		invariant.Expect(t, f.q.Invariant(), "AP3")
+	})
+}
