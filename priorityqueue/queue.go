@@ -235,8 +235,10 @@ func (q *Queue[T]) keyOf(r *alarm.Record[T]) int64 { return r.Time >> q.shift }
 // Add adds an element with key key and value v, after every element already
 // in the queue with that key, and returns its handle. It fails with
 // ErrKeyOutOfRange unless MinAllowedKey() <= key <= MaxAllowedKey(). On a queue
-// made by NewTimed, Add stores key << shift as the time. Cost: O(levels);
-// allocation-free once the pool has grown.
+// made by NewTimed, Add stores key << shift as the time. Cost: O(levels). It
+// allocates only to grow: the record pool, when more elements are live than
+// ever before, and a slot's vector, when the slot holds more elements than it
+// ever has (vectors keep their capacity, so a steady load allocates nothing).
 func (q *Queue[T]) Add(key int64, v T) (alarm.Alarm, error) {
 	if err := q.checkKey(key); err != nil {
 		return alarm.Alarm{}, err

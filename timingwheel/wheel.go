@@ -264,8 +264,9 @@ func (w *Wheel[T]) checkIntervalForAlarm(n int64) error {
 // if at > MaxAllowedAlarmTime() (checked first), ErrBeforeCurrentInterval if
 // at is before the start of the current interval. A time inside the current
 // interval but before now is accepted, as in the original; the alarm fires at
-// the next advance or FirePastAlarms. Cost: O(levels); no allocation once the
-// wheel has held as many alarms before.
+// the next advance or FirePastAlarms. Cost: O(levels). It allocates only to
+// grow (more alarms than ever, or more in one slot than that slot ever held),
+// so a steady load allocates nothing.
 func (w *Wheel[T]) Add(at time.Time, v T) (alarm.Alarm, error) {
 	ns, err := w.checkAt(at)
 	if err != nil {
