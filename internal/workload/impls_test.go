@@ -1,0 +1,50 @@
+package workload_test
+
+import (
+	"testing"
+
+	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/internal/heaps"
+	"github.com/gotimingwheel/timingwheel/internal/workload"
+)
+
+func wheel(b uint) workload.Timers[alarm.Alarm]   { return workload.NewWheel(b) }
+func heap2(b uint) workload.Timers[*heaps.Item]   { return heaps.NewHeap2(b) }
+func heap4(b uint) workload.Timers[heaps.Handle4] { return heaps.NewHeap4(b) }
+
+// same checks that three results agree on everything but timing.
+func same(t *testing.T, rs ...workload.Result) {
+	t.Helper()
+	for _, r := range rs {
+		if r.Err != nil {
+			t.Fatalf("%s: %v", r.Name, r.Err)
+		}
+	}
+	for _, r := range rs[1:] {
+		if r.Checksum != rs[0].Checksum || r.Counts != rs[0].Counts {
+			t.Fatalf("%s: checksum %d, counts %s; first implementation: %d, %s",
+				r.Name, r.Checksum, r.Counts, rs[0].Checksum, rs[0].Counts)
+		}
+	}
+}
+
+// The three implementations fire exactly the same alarms on small versions of
+// every workload: same checksums, same counts.
+func TestImplementationsAgree(t *testing.T) {
+	for _, exact := range []bool{false, true} {
+		same(t,
+			workload.Hold(wheel, 1000, exact, 30000, true),
+			workload.Hold(heap2, 1000, exact, 30000, true),
+			workload.Hold(heap4, 1000, exact, 30000, true))
+	}
+	same(t,
+		workload.Timeout(wheel, false, true),
+		workload.Timeout(heap2, false, true),
+		workload.Timeout(heap4, false, true))
+	for _, b := range []uint{0, 10} {
+		same(t,
+			workload.Sparse(wheel, b, false, true),
+			workload.Sparse(heap2, b, false, true),
+			workload.Sparse(heap4, b, false, true))
+	}
+}
