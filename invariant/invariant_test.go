@@ -81,4 +81,3 @@ func TestExpect(t *testing.T) {
 		}
 	}
 }
-
