@@ -48,3 +48,17 @@ func TestImplementationsAgree(t *testing.T) {
 			workload.Sparse(heap4, b, false, true))
 	}
 }
+
+// SPARSE fires every alarm it adds, so its checksum is the sum of the times
+// mod 2^61, computed here without any timer.
+func TestSparseChecksumIsSumOfTimes(t *testing.T) {
+	for _, packed := range []bool{false, true} {
+		var want uint64
+		for _, at := range workload.SparseTimes(packed) {
+			want = (want + uint64(at)%(1<<61)) % (1 << 61)
+		}
+		if r := workload.Sparse(wheel, 0, packed, false); r.Checksum != want {
+			t.Fatalf("packed=%v: checksum %d, sum of times %d", packed, r.Checksum, want)
+		}
+	}
+}

@@ -14,15 +14,16 @@ func checksum(cs uint64, at int64) uint64 { return (cs + uint64(at)%mod61) % mod
 
 // Result is one workload's outcome.
 type Result struct {
-	Name          string  // HOLD, TIMEOUT, ...
-	N             int     // the N of the result line
-	NsPerOp       float64 // the third column (bytes per alarm for MEM)
-	Checksum      uint64
-	AllocsPerOp   float64 // heap allocations per op in the timed region
-	BytesPerAlarm float64 // MEM only
-	Comments      []string
-	Counts        string // the counts alone, equal across implementations
-	Err           error  // from Check, when asked
+	Name          string        // HOLD, TIMEOUT, ...
+	N             int           // the N of the result line
+	NsPerOp       float64       // the third column (bytes per alarm for MEM)
+	Checksum      uint64        // the fourth column
+	AllocsPerOp   float64       // heap allocations per op in the timed region
+	BytesPerAlarm float64       // live heap of the timers per live alarm; 0 when not measured
+	Elapsed       time.Duration // the timed region (SPARSE: the median repetition)
+	Comments      []string      // the "#" lines of workloads.md
+	Counts        string        // the counts alone, equal across implementations
+	Err           error         // from Check, when asked
 }
 
 // Line is the result line of workloads.md: "WORKLOAD N ns_per_op checksum".
@@ -30,7 +31,8 @@ func (r Result) Line() string {
 	return fmt.Sprintf("%s %d %.1f %d", r.Name, r.N, r.NsPerOp, r.Checksum)
 }
 
-// Progress, when set, is called now and then during long loops.
+// Progress, when set, is called now and then during long loops with the
+// fraction done so far.
 var Progress func(name string, done, total int)
 
 func progress(name string, done, total int) {
@@ -39,15 +41,33 @@ func progress(name string, done, total int) {
 	}
 }
 
-// mallocs returns the number of heap allocations so far.
-func mallocs() uint64 {
+// memStats runs no GC; it returns the live heap and the allocation count.
+func memStats() (heap, mallocs uint64) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return ms.Mallocs
+	return ms.HeapAlloc, ms.Mallocs
+}
+
+// heapAfterGC collects garbage and returns the live heap.
+func heapAfterGC() uint64 {
+	runtime.GC()
+	h, _ := memStats()
+	return h
+}
+
+// perAlarm returns (after - before) / n as a float, allowing after < before.
+func perAlarm(before, after uint64, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return (float64(after) - float64(before)) / float64(n)
 }
 
 // Hold runs HOLD (b = 10, seed N, H = 5,000,000) or, with exact set,
-// HOLD-EXACT (b = 0, seed N+7, H = 2,000,000). h overrides H when > 0.
+// HOLD-EXACT (b = 0, seed N+7, H = 2,000,000). h overrides H when > 0 (for
+// tests; the result line is then not the reference one). With check set, the
+// timers' invariants are checked after the fill, 16 times during the loop
+// and at the end (which slows the loop: the timing is then meaningless).
 func Hold[H any](newT func(b uint) Timers[H], n int, exact bool, h int, check bool) Result {
 	name, b, seed, hh := "HOLD", uint(10), uint64(n), 5_000_000
 	if exact {
@@ -61,16 +81,24 @@ func Hold[H any](newT func(b uint) Timers[H], n int, exact bool, h int, check bo
 	for i := range sample {
 		sample[i] = r.ExpSample(1e6)
 	}
+	res := Result{Name: name, N: n}
+	m0 := heapAfterGC()
 	t := newT(b)
 	for i := 0; i < n; i++ {
 		t.Add(sample[i])
+	}
+	if check {
+		if res.Err = t.Check(); res.Err != nil {
+			return res
+		}
 	}
 	idx, fired, steps := n, 0, 0
 	var cs uint64
 	c := 0
 	handler := func(at int64) { c++; cs = checksum(cs, at) }
+	nextCheck := hh / 16
 	runtime.GC()
-	m0 := mallocs()
+	m1, a0 := memStats()
 	start := time.Now()
 	for fired < hh {
 		next, ok := t.NextAlarmFiresAt()
@@ -85,24 +113,41 @@ func Hold[H any](newT func(b uint) Timers[H], n int, exact bool, h int, check bo
 		}
 		fired += c
 		steps++
-		if steps&0xffff == 0 {
+		if steps&0x3ff == 0 {
 			progress(name, fired, hh)
+			if check && fired >= nextCheck {
+				nextCheck += hh / 16
+				if res.Err = t.Check(); res.Err != nil {
+					return res
+				}
+			}
 		}
 	}
-	elapsed := time.Since(start)
-	m1 := mallocs()
-	res := Result{Name: name, N: n, NsPerOp: float64(elapsed.Nanoseconds()) / float64(fired), Checksum: cs,
-		AllocsPerOp: float64(m1-m0) / float64(fired)}
+	res.Elapsed = time.Since(start)
+	_, a1 := memStats()
+	res.NsPerOp = float64(res.Elapsed.Nanoseconds()) / float64(fired)
+	res.Checksum = cs
+	res.AllocsPerOp = float64(a1-a0) / float64(fired)
+	res.BytesPerAlarm = perAlarm(m0, m1, n)
 	res.Counts = fmt.Sprintf("steps=%d fired=%d samples_used=%d live=%d", steps, fired, idx, t.Len())
 	res.Comments = append(res.Comments, fmt.Sprintf("# %s N=%d %s", name, n, res.Counts))
 	if check {
 		res.Err = t.Check()
 	}
+	runtime.KeepAlive(sample)
 	return res
 }
 
 // Timeout runs TIMEOUT (seed 42, P = 400, W = 2000, M = 10000) or, with big
-// set, TIMEOUT-1M (seed 43, P = 4000, W = 500, M = 2000).
+// set, TIMEOUT-1M (seed 43, P = 4000, W = 500, M = 2000). With check set, the
+// invariants are checked after the warm-up, every 1/16 of the steps and at
+// the end.
+//
+// The removals wait in a ring of 1024*P slots, one per add (add i uses slot
+// i mod 1024P, free again 1024 steps later since a removal is at most 1000
+// steps after its add), linked into one list per removal step (a ring of
+// 1024 heads). Pushing at the head gives the LIFO order of workloads.md, and
+// the harness allocates nothing once it is set up.
 func Timeout[H any](newT func(b uint) Timers[H], big bool, check bool) Result {
 	name, seed, p, w, m := "TIMEOUT", uint64(42), 400, 2000, 10000
 	if big {
@@ -121,50 +166,73 @@ func Timeout[H any](newT func(b uint) Timers[H], big bool, check bool) Result {
 			}
 		}
 	}
+	const ring = 1024 // removal steps in the ring: a removal is at most 1000 steps after its add
+	nslots := ring * p
+	handles := make([]H, nslots)
+	link := make([]int32, nslots) // next slot in the same removal step's list, -1 at the end
+	heads := make([]int32, ring)  // first slot of each removal step's list, -1 when empty
+	for i := range heads {
+		heads[i] = -1
+	}
+	res := Result{Name: name, N: p}
+	m0 := heapAfterGC()
 	t := newT(20)
-	const ring = 1024 // a removal is at most 1000 steps after its add
-	buckets := make([][]H, ring)
 	var cs uint64
 	var adds, removes, fires int    // all steps
-	var tAdds, tRemoves, tFires int // timed steps
+	var tAdds, tRemoves, tFires int // at the start of the timed steps
 	var liveAfterWarmup int
 	handler := func(at int64) { fires++; cs = checksum(cs, at) }
 	var start time.Time
-	var m0 uint64
+	var a0 uint64
 	for k := 1; k <= s; k++ {
 		if k == w+1 {
 			liveAfterWarmup = t.Len()
 			tAdds, tRemoves, tFires = adds, removes, fires
+			if check {
+				if res.Err = t.Check(); res.Err != nil {
+					return res
+				}
+			}
 			runtime.GC()
-			m0 = mallocs()
+			_, a0 = memStats()
 			start = time.Now()
 		}
 		now := int64(k) * 1_000_000
 		t.AdvanceClock(now, handler)
-		bucket := buckets[k%ring]
-		for x := len(bucket) - 1; x >= 0; x-- { // LIFO; the order does not matter
-			t.Remove(bucket[x])
+		b := k % ring
+		for sl := heads[b]; sl >= 0; sl = link[sl] {
+			t.Remove(handles[sl])
 			removes++
 		}
-		clear(bucket)
-		buckets[k%ring] = bucket[:0]
+		heads[b] = -1
+		base := (k - 1) * p
 		for j := 0; j < p; j++ {
-			i := (k-1)*p + j
+			i := base + j
 			h := t.Add(now + delay[i])
 			adds++
 			if rs := int(rem[i]); rs >= 1 && rs <= s {
-				buckets[rs%ring] = append(buckets[rs%ring], h)
+				sl := int32(i % nslots)
+				handles[sl] = h
+				link[sl] = heads[rs%ring]
+				heads[rs%ring] = sl
 			}
 		}
 		if k&63 == 0 {
 			progress(name, k, s)
+			if check && k%(s/16) < 64 {
+				if res.Err = t.Check(); res.Err != nil {
+					return res
+				}
+			}
 		}
 	}
-	elapsed := time.Since(start)
-	m1 := mallocs()
+	res.Elapsed = time.Since(start)
+	_, a1 := memStats()
 	ops := (adds - tAdds) + (removes - tRemoves) + (fires - tFires)
-	res := Result{Name: name, N: p, NsPerOp: float64(elapsed.Nanoseconds()) / float64(ops), Checksum: cs,
-		AllocsPerOp: float64(m1-m0) / float64(ops)}
+	res.NsPerOp = float64(res.Elapsed.Nanoseconds()) / float64(ops)
+	res.Checksum = cs
+	res.AllocsPerOp = float64(a1-a0) / float64(ops)
+	res.BytesPerAlarm = perAlarm(m0, heapAfterGC(), t.Len())
 	res.Counts = fmt.Sprintf("steps=%d adds=%d removes=%d fires=%d live_end=%d timed_ops=%d live_after_warmup=%d",
 		s, adds, removes, fires, t.Len(), ops, liveAfterWarmup)
 	res.Comments = append(res.Comments, fmt.Sprintf("# %s N=%d steps=%d adds=%d removes=%d fires=%d live_end=%d timed_ops=%d",
@@ -176,21 +244,16 @@ func Timeout[H any](newT func(b uint) Timers[H], big bool, check bool) Result {
 	if check {
 		res.Err = t.Check()
 	}
+	runtime.KeepAlive(handles)
+	runtime.KeepAlive(delay)
+	runtime.KeepAlive(rem)
 	return res
 }
 
-// Sparse runs SPARSE (seed 7, 10,000 alarms uniform over [0, 2^50), 21
-// repetitions, median) at precision 2^b; b = 10 gives the SPARSE_P10 line.
-// With packed set, the same times are taken mod 2^14 (a short span), the
-// baseline the sparse cost is compared with.
-func Sparse[H any](newT func(b uint) Timers[H], b uint, packed bool, check bool) Result {
-	name := "SPARSE"
-	if b == 10 {
-		name = "SPARSE_P10"
-	}
-	if packed {
-		name += "_PACKED"
-	}
+// SparseTimes returns SPARSE's alarm times: next() >> 14 from seed 7, or,
+// with packed set, the same draws reduced mod 2^14 (10,000 alarms packed into
+// a span of 16,384 ns), the baseline the sparse cost is compared with.
+func SparseTimes(packed bool) []int64 {
 	r := NewSplitMix64(7)
 	times := make([]int64, 10000)
 	for i := range times {
@@ -199,24 +262,41 @@ func Sparse[H any](newT func(b uint) Timers[H], b uint, packed bool, check bool)
 			times[i] &= 1<<14 - 1
 		}
 	}
+	return times
+}
+
+// Sparse runs SPARSE (seed 7, 10,000 alarms uniform over [0, 2^50), 21
+// repetitions, median) at precision 2^b; b = 10 gives the SPARSE_P10 line.
+// With packed set it runs SPARSE_PACKED (see SparseTimes), which is not a
+// workload of workloads.md.
+func Sparse[H any](newT func(b uint) Timers[H], b uint, packed bool, check bool) Result {
+	name := "SPARSE"
+	if b == 10 {
+		name = "SPARSE_P10"
+	}
+	if packed {
+		name += "_PACKED"
+	}
+	times := SparseTimes(packed)
 	type rep struct{ total, fill, drain time.Duration }
 	var reps []rep
 	var cs uint64
 	steps := 0
-	var res Result
+	res := Result{Name: name, N: len(times)}
 	var allocs uint64
+	var c uint64
+	handler := func(at int64) { c = checksum(c, at) }
 	for k := 0; k < 21; k++ {
 		t := newT(b)
+		c = 0
+		n := 0
 		runtime.GC()
-		m0 := mallocs()
+		_, a0 := memStats()
 		start := time.Now()
 		for _, at := range times {
 			t.Add(at)
 		}
 		mid := time.Now()
-		var c uint64
-		n := 0
-		handler := func(at int64) { c = checksum(c, at) }
 		for t.Len() > 0 {
 			next, ok := t.NextAlarmFiresAt()
 			if !ok {
@@ -226,49 +306,58 @@ func Sparse[H any](newT func(b uint) Timers[H], b uint, packed bool, check bool)
 			n++
 		}
 		end := time.Now()
-		allocs += mallocs() - m0
+		_, a1 := memStats()
+		allocs += a1 - a0
 		reps = append(reps, rep{end.Sub(start), mid.Sub(start), end.Sub(mid)})
+		if k > 0 && (c != cs || n != steps) {
+			panic(fmt.Sprintf("sparse: repetition %d gave checksum %d in %d steps, the first %d in %d", k, c, n, cs, steps))
+		}
 		cs, steps = c, n
 		if check && k == 0 {
-			res.Err = t.Check()
+			// Check a filled wheel too: refill a fresh one.
+			u := newT(b)
+			for _, at := range times {
+				u.Add(at)
+			}
+			if res.Err = u.Check(); res.Err == nil {
+				res.Err = t.Check()
+			}
 		}
+		progress(name, k+1, 21)
 	}
 	slices.SortFunc(reps, func(x, y rep) int { return int(x.total - y.total) })
 	med := reps[len(reps)/2]
-	res.Name, res.N, res.Checksum = name, len(times), cs
+	res.Checksum = cs
+	res.Elapsed = med.total
 	res.NsPerOp = float64(med.total.Nanoseconds()) / float64(len(times))
-	res.AllocsPerOp = float64(allocs) / float64(21*2*len(times))
+	res.AllocsPerOp = float64(allocs) / float64(21*len(times))
 	res.Counts = fmt.Sprintf("advance_steps=%d", steps)
 	res.Comments = append(res.Comments, fmt.Sprintf("# %s N=%d fill_ns=%d drain_ns=%d advance_steps=%d reps=21 (median)",
 		name, len(times), med.fill.Nanoseconds(), med.drain.Nanoseconds(), steps))
 	return res
 }
 
-// Mem runs MEM: the live heap per alarm after adding N = 1,000,000 alarms
-// (seed N, b = 10, times the first N exp_sample(1e6) values), wheel included.
-// newT is called between the heap readings, so its empty size is measured.
+// Mem runs MEM: the live heap per alarm after adding n (workloads.md: N =
+// 1,000,000) alarms (seed n, b = 10, times the first n exp_sample(1e6)
+// values, drawn one at a time), wheel included. newT is called between the
+// heap readings, so its empty size is measured.
 func Mem[H any](newT func(b uint) Timers[H], n int) Result {
-	heapLive := func() uint64 {
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
-	}
 	r := NewSplitMix64(uint64(n))
-	m0 := heapLive()
+	m0 := heapAfterGC()
 	t := newT(10)
-	mEmpty := heapLive()
+	mEmpty := heapAfterGC()
 	var sum uint64
 	for i := 0; i < n; i++ {
 		at := r.ExpSample(1e6)
 		t.Add(at)
 		sum = checksum(sum, at)
 	}
-	m1 := heapLive()
-	perAlarm := (float64(m1) - float64(m0)) / float64(n)
-	res := Result{Name: "MEM", N: n, NsPerOp: perAlarm, BytesPerAlarm: perAlarm, Checksum: sum}
+	m1 := heapAfterGC()
+	per := perAlarm(m0, m1, n)
+	res := Result{Name: "MEM", N: n, NsPerOp: per, BytesPerAlarm: per, Checksum: sum}
+	res.Counts = fmt.Sprintf("live=%d", t.Len())
 	res.Comments = append(res.Comments, fmt.Sprintf("# MEM N=%d bytes_per_alarm=%.1f without_empty_wheel=%.1f empty_wheel_bytes=%d live=%d",
-		n, perAlarm, (float64(m1)-float64(mEmpty))/float64(n), int64(mEmpty)-int64(m0), t.Len()))
+		n, per, perAlarm(mEmpty, m1, n), int64(mEmpty)-int64(m0), t.Len()))
 	runtime.KeepAlive(t)
 	return res
 }
