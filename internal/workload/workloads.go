@@ -143,11 +143,13 @@ func Hold[H any](newT func(b uint) Timers[H], n int, exact bool, h int, check bo
 // invariants are checked after the warm-up, every 1/16 of the steps and at
 // the end.
 //
-// The removals wait in a ring of 1024*P slots, one per add (add i uses slot
-// i mod 1024P, free again 1024 steps later since a removal is at most 1000
-// steps after its add), linked into one list per removal step (a ring of
-// 1024 heads). Pushing at the head gives the LIFO order of workloads.md, and
-// the harness allocates nothing once it is set up.
+// The removals wait in a ring of 1024 buckets, one per removal step mod 1024
+// (a removal is at most 1000 steps after its add), each a contiguous vector
+// of handles carved out of one array of 1024*P slots. A bucket holds 0.9P
+// handles on average; one that outgrows its P slots moves to a vector of its
+// own (append), which it keeps. Vectors rather than linked lists, so that the
+// removal loop reads its handles sequentially and the timers' cache misses
+// of successive removes overlap; read from the end, in LIFO order.
 func Timeout[H any](newT func(b uint) Timers[H], big bool, check bool) Result {
 	name, seed, p, w, m := "TIMEOUT", uint64(42), 400, 2000, 10000
 	if big {
@@ -167,12 +169,10 @@ func Timeout[H any](newT func(b uint) Timers[H], big bool, check bool) Result {
 		}
 	}
 	const ring = 1024 // removal steps in the ring: a removal is at most 1000 steps after its add
-	nslots := ring * p
-	handles := make([]H, nslots)
-	link := make([]int32, nslots) // next slot in the same removal step's list, -1 at the end
-	heads := make([]int32, ring)  // first slot of each removal step's list, -1 when empty
-	for i := range heads {
-		heads[i] = -1
+	slots := make([]H, ring*p)
+	buckets := make([][]H, ring)
+	for b := range buckets {
+		buckets[b] = slots[b*p : b*p : (b+1)*p]
 	}
 	res := Result{Name: name, N: p}
 	m0 := heapAfterGC()
@@ -199,22 +199,20 @@ func Timeout[H any](newT func(b uint) Timers[H], big bool, check bool) Result {
 		}
 		now := int64(k) * 1_000_000
 		t.AdvanceClock(now, handler)
-		b := k % ring
-		for sl := heads[b]; sl >= 0; sl = link[sl] {
-			t.Remove(handles[sl])
-			removes++
+		bucket := buckets[k%ring]
+		for x := len(bucket) - 1; x >= 0; x-- {
+			t.Remove(bucket[x])
 		}
-		heads[b] = -1
+		removes += len(bucket)
+		clear(bucket) // let the heap baselines' items go
+		buckets[k%ring] = bucket[:0]
 		base := (k - 1) * p
 		for j := 0; j < p; j++ {
 			i := base + j
 			h := t.Add(now + delay[i])
 			adds++
 			if rs := int(rem[i]); rs >= 1 && rs <= s {
-				sl := int32(i % nslots)
-				handles[sl] = h
-				link[sl] = heads[rs%ring]
-				heads[rs%ring] = sl
+				buckets[rs%ring] = append(buckets[rs%ring], h)
 			}
 		}
 		if k&63 == 0 {
@@ -244,7 +242,7 @@ func Timeout[H any](newT func(b uint) Timers[H], big bool, check bool) Result {
 	if check {
 		res.Err = t.Check()
 	}
-	runtime.KeepAlive(handles)
+	runtime.KeepAlive(buckets)
 	runtime.KeepAlive(delay)
 	runtime.KeepAlive(rem)
 	return res
