@@ -1,0 +1,399 @@
+// Package simclock is a deterministic simulation clock for tests and
+// discrete-event simulations, built on a timing wheel.
+//
+// A *Clock has the shape of package time (Now, Sleep, After, NewTimer,
+// AfterFunc, NewTicker, Tick), but its time moves only when a goroutine drives
+// it with Advance, AdvanceTo, Step, RunUntil or Run. Code under test takes
+// Interface, which both *Clock and Real() satisfy.
+//
+// # Firing
+//
+// Driving the clock fires every due timer in time order and, at equal times,
+// in the order the timers were scheduled (created, reset, or re-armed by a
+// tick): the same program gives the same trace of fires on every run. Each
+// fire happens on the goroutine that drives the clock, with Now() equal to the
+// timer's own time, not the target of the advance, so a simulated cause always
+// comes before its effect. An AfterFunc callback runs with no lock held and
+// may create, stop and reset timers, including ones due before the target of
+// the current advance: they fire in this same advance, in their place.
+//
+// A callback must not drive the clock itself (Advance and the rest wait for
+// the advance in progress, which waits for the callback), nor block waiting for
+// another goroutine that does. If a callback panics, the panic reaches the
+// caller of the driving method; the clock stays at that callback's time and is
+// usable: the timers due at that instant that have not fired yet fire first at
+// the next call that drives the clock.
+//
+// # Timers, tickers and channels
+//
+// Timers and tickers follow package time as of Go 1.23: once Stop or Reset
+// returns, no value from before the call can be received from the channel.
+// A channel timer (After, NewTimer) or a Reset with d <= 0 delivers Now()
+// at once, as a real timer would; an AfterFunc with d <= 0 is due at Now() and
+// runs at the next call that drives the clock (Advance(0) will do), so that
+// callbacks only ever run on the driving goroutine.
+//
+// A ticker's channel holds one tick, as package time's does: when an advance
+// passes several ticks while nobody receives, the first waits in the channel
+// and the others are dropped. The ticker still fires floor(elapsed/period)
+// times; a receiver that wants every tick advances one period at a time, or
+// uses AfterFunc instead.
+//
+// # The wheel
+//
+// Timers live in a timingwheel.Wheel with 1 ns precision by default, so
+// scheduling, stopping and resetting a timer cost O(1) and an advance costs
+// O(timers fired), however far it goes. Times are kept relative to the start
+// time, so any start works; the clock reaches 2^62-1 ns (about 146 years)
+// past it. A timer further out never fires; advancing further panics with
+// ErrOutOfRange.
+package simclock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/config"
+	"github.com/gotimingwheel/timingwheel/levelbits"
+	"github.com/gotimingwheel/timingwheel/timingwheel"
+)
+
+// maxOffset is the last instant the clock reaches, in ns after its start.
+const maxOffset = 1<<62 - 1
+
+// Errors, usable with errors.Is on the value a method panics with.
+var (
+	// ErrOutOfRange: an advance past the clock's reach (start + 2^62-1 ns).
+	ErrOutOfRange = errors.New("simclock: time out of range")
+	// ErrInvalidOption: New was given a precision or level bits that make
+	// no valid wheel.
+	ErrInvalidOption = errors.New("simclock: invalid option")
+	// ErrBeyondReach: a timer is due beyond what the wheel's level bits can
+	// hold; use WithOverflow with short level bits.
+	ErrBeyondReach = errors.New("simclock: timer beyond the wheel's reach")
+)
+
+// Option configures the wheel under a Clock.
+type Option func(*options)
+
+type options struct {
+	precision config.AlarmPrecision
+	cfgOpts   []config.Option
+}
+
+// WithPrecision sets the wheel's alarm precision (default
+// config.OneNanosecond). Fire order and Now() inside callbacks stay exact with
+// any precision, but timers sharing one interval are sorted by a scan when
+// they fire, so each step costs O(timers in its interval): a coarse precision
+// pays off only when timers are sparse within an interval.
+func WithPrecision(p config.AlarmPrecision) Option {
+	return func(o *options) { o.precision = p }
+}
+
+// WithLevelBits sets the wheel's level bits (default levelbits.Default(),
+// which reaches every time the clock can represent).
+func WithLevelBits(lb levelbits.LevelBits) Option {
+	return func(o *options) { o.cfgOpts = append(o.cfgOpts, config.WithLevelBits(lb)) }
+}
+
+// WithOverflow lets a wheel with short level bits accept timers at any
+// distance (see config.WithOverflow). Without it, a timer beyond the level
+// bits' reach makes the call that schedules it panic with ErrBeyondReach.
+func WithOverflow() Option {
+	return func(o *options) { o.cfgOpts = append(o.cfgOpts, config.WithOverflow()) }
+}
+
+// Clock is a simulated clock. Its methods are safe for concurrent use.
+type Clock struct {
+	adv     sync.Mutex // held by the goroutine that drives the clock
+	mu      sync.Mutex // guards everything below
+	w       *timingwheel.Wheel[*timer]
+	origin  time.Time
+	now     int64   // ns after start
+	batch   []entry // timers due at now, collected, not yet fired
+	bpos    int
+	waiters int
+	waitCh  chan struct{} // closed when waiters changes
+	collect func(alarm.Alarm)
+	trace   func(*timer) // tests: called at each fire, under mu
+}
+
+// entry is a due timer in the batch; it fires only if the timer is still due
+// with the same sequence number (neither stopped nor reset since).
+type entry struct {
+	t   *timer
+	seq uint64
+}
+
+// New returns a clock that reads start. The options choose the wheel (1 ns
+// precision and default level bits without any). New panics with an error
+// wrapping ErrInvalidOption (and the config error) for an invalid option.
+func New(start time.Time, opts ...Option) *Clock {
+	o := options{precision: config.OneNanosecond}
+	for _, f := range opts {
+		f(&o)
+	}
+	cfg, err := config.New(o.precision, o.cfgOpts...)
+	if err != nil {
+		panic(fmt.Errorf("%w: %w", ErrInvalidOption, err))
+	}
+	w, err := timingwheel.New[*timer](cfg, time.Unix(0, 0))
+	if err != nil {
+		panic(fmt.Errorf("%w: %w", ErrInvalidOption, err)) // unreachable: cfg is valid
+	}
+	c := &Clock{w: w, origin: start.Round(0)}
+	c.collect = c.collectAlarm
+	return c
+}
+
+// Now returns the simulated time. Inside a callback it is the callback's own
+// scheduled time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.timeOf(c.now)
+}
+
+func (c *Clock) timeOf(off int64) time.Time { return c.origin.Add(time.Duration(off)) }
+
+// Since returns Now().Sub(t).
+func (c *Clock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+
+// Until returns t.Sub(Now()).
+func (c *Clock) Until(t time.Time) time.Duration { return t.Sub(c.Now()) }
+
+// offsetOf returns the offset of t from the start, clamped to
+// [0, maxOffset+1]; maxOffset+1 stands for "beyond the reach".
+func (c *Clock) offsetOf(t time.Time) int64 {
+	d := t.Sub(c.origin) // saturates at the extremes of time.Duration
+	switch {
+	case d < 0:
+		return 0
+	case d > maxOffset:
+		return maxOffset + 1
+	}
+	return int64(d)
+}
+
+// after returns the offset now + d, for d <= 0 now, saturating at
+// maxOffset+1.
+func (c *Clock) after(d time.Duration) int64 {
+	if d <= 0 {
+		return c.now
+	}
+	if int64(d) > maxOffset-c.now {
+		return maxOffset + 1
+	}
+	return c.now + int64(d)
+}
+
+// Advance moves the clock forward by d, firing every timer due on the way, in
+// order; see AdvanceTo. A d <= 0 fires only the timers already due.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	target := c.after(d)
+	c.mu.Unlock()
+	if target > maxOffset {
+		panic(fmt.Errorf("%w: advance by %v from %v passes %v", ErrOutOfRange, d, c.Now(), c.timeOf(maxOffset)))
+	}
+	c.advance(target, false)
+}
+
+// AdvanceTo moves the clock to t, firing every timer due at or before t in
+// time order, FIFO at equal times; each fire sees Now() equal to its time, and
+// Now() is t afterwards. A t at or before Now() fires only the timers already
+// due and leaves the clock where it is. It panics with ErrOutOfRange when t is
+// past the clock's reach.
+func (c *Clock) AdvanceTo(t time.Time) {
+	c.RunUntil(t)
+}
+
+// RunUntil is AdvanceTo and returns how many timers fired (callbacks run,
+// values sent, Sleeps ended).
+func (c *Clock) RunUntil(t time.Time) int {
+	off := c.offsetOf(t)
+	if off > maxOffset {
+		panic(fmt.Errorf("%w: %v is past %v", ErrOutOfRange, t, c.timeOf(maxOffset)))
+	}
+	n, _ := c.advance(off, false)
+	return n
+}
+
+// Step advances the clock to the next instant at which a timer is due and
+// fires every timer due then, including ones the callbacks schedule for that
+// same instant. It returns false, and does nothing, when no timer is pending:
+// the discrete-event loop is `for c.Step() {}`.
+func (c *Clock) Step() bool {
+	_, ok := c.advance(0, true)
+	return ok
+}
+
+// Run steps the clock until no timer is pending (it returns nil) or ctx ends
+// (it returns ctx.Err()). A running ticker keeps it going until ctx ends.
+func (c *Clock) Run(ctx context.Context) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !c.Step() {
+			return nil
+		}
+	}
+}
+
+// Next returns the time of the earliest pending timer, or false when none is
+// pending (timers beyond the clock's reach do not count).
+func (c *Clock) Next() (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	off, ok := c.nextLocked()
+	if !ok {
+		return time.Time{}, false
+	}
+	return c.timeOf(off), true
+}
+
+func (c *Clock) nextLocked() (int64, bool) {
+	for _, e := range c.batch[c.bpos:] {
+		if e.t.state == stateDue && e.t.seq == e.seq {
+			return c.now, true
+		}
+	}
+	if t, ok := c.w.MinAlarmTimeInMinInterval(); ok {
+		return t.UnixNano(), true
+	}
+	return 0, false
+}
+
+// advance fires, in order, every timer due at or before target (or, with
+// step, at the next instant anything is due) and leaves the clock at target.
+// It returns how many timers fired, and with step whether anything was
+// pending.
+func (c *Clock) advance(target int64, step bool) (n int, ok bool) {
+	c.adv.Lock()
+	c.mu.Lock()
+	locked := true
+	defer func() {
+		if locked {
+			c.mu.Unlock()
+		}
+		c.adv.Unlock()
+	}()
+	if step {
+		if target, ok = c.nextLocked(); !ok {
+			return 0, false
+		}
+	}
+	for {
+		for c.bpos < len(c.batch) {
+			e := c.batch[c.bpos]
+			c.batch[c.bpos] = entry{}
+			c.bpos++
+			fired, f := c.fire(e)
+			if !fired {
+				continue
+			}
+			n++
+			if f != nil {
+				c.mu.Unlock()
+				locked = false
+				f() // a panic leaves the rest of the batch for the next call
+				c.mu.Lock()
+				locked = true
+			}
+		}
+		c.batch, c.bpos = c.batch[:0], 0
+		to := max(target, c.now)
+		if err := c.w.AdvanceClockStopAtNextAlarm(time.Unix(0, to), c.collect); err != nil {
+			panic(err) // unreachable: 0 <= to <= maxOffset
+		}
+		if len(c.batch) == 0 {
+			c.now = to
+			return n, true
+		}
+		c.now = c.batch[0].t.at
+	}
+}
+
+// collectAlarm is the wheel's handler: it moves a fired alarm's timer to the
+// batch. It runs under mu and calls no user code.
+func (c *Clock) collectAlarm(a alarm.Alarm) {
+	t, _ := c.w.AlarmValue(a)
+	t.state = stateDue
+	c.batch = append(c.batch, entry{t, t.seq})
+}
+
+// fire fires a batch entry under mu: it sends a channel timer's value, re-arms
+// a ticker, or returns an AfterFunc callback for the caller to run unlocked.
+// It reports false for a stale entry.
+func (c *Clock) fire(e entry) (bool, func()) {
+	t := e.t
+	if t.state != stateDue || t.seq != e.seq {
+		return false, nil
+	}
+	if c.trace != nil {
+		c.trace(t)
+	}
+	switch {
+	case t.period > 0:
+		t.state = stateIdle // re-armed at once, still a waiter
+		t.send(c.timeOf(c.now))
+		if err := c.arm(t, c.after(t.period)); err != nil {
+			if t.waiter {
+				c.addWaiters(-1)
+			}
+			panic(err)
+		}
+	case t.ch != nil:
+		c.setIdle(t)
+		t.send(c.timeOf(c.now))
+	default:
+		c.setIdle(t)
+		return true, t.f
+	}
+	return true, nil
+}
+
+// Waiters returns the number of goroutines that may be waiting on the clock:
+// Sleep calls in progress, plus pending After and NewTimer timers, plus
+// tickers not stopped.
+func (c *Clock) Waiters() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.waiters
+}
+
+// BlockUntilWaiters waits until at least n goroutines wait on the clock (see
+// Waiters), or ctx ends, when it returns ctx.Err(). A test uses it to make
+// sure the code under test has gone to sleep before it advances the clock.
+func (c *Clock) BlockUntilWaiters(ctx context.Context, n int) error {
+	for {
+		c.mu.Lock()
+		if c.waiters >= n {
+			c.mu.Unlock()
+			return nil
+		}
+		if c.waitCh == nil {
+			c.waitCh = make(chan struct{})
+		}
+		ch := c.waitCh
+		c.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (c *Clock) addWaiters(delta int) {
+	c.waiters += delta
+	if c.waitCh != nil {
+		close(c.waitCh)
+		c.waitCh = nil
+	}
+}

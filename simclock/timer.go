@@ -1,0 +1,253 @@
+package simclock
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gotimingwheel/timingwheel/alarm"
+)
+
+// Timer states.
+const (
+	stateIdle    uint8 = iota // not scheduled: new, fired or stopped
+	statePending              // in the wheel
+	stateDue                  // taken from the wheel, waiting in the batch
+	stateParked               // beyond the clock's reach: never fires
+)
+
+// timer is every kind of timer: an AfterFunc callback (f), a channel timer
+// (ch), a ticker (ch and period > 0), or a Sleep (a channel timer).
+type timer struct {
+	c      *Clock
+	f      func()
+	ch     chan time.Time // capacity 1; values are sent and drained under c.mu
+	period time.Duration
+	a      alarm.Alarm
+	at     int64 // ns after the clock's start
+	seq    uint64
+	state  uint8
+	waiter bool // counts in Waiters while not idle
+}
+
+// arm schedules t, which must be out of the wheel, at offset at. On error
+// (ErrBeyondReach) t is left idle. It does not touch the waiter count.
+func (c *Clock) arm(t *timer, at int64) error {
+	t.seq++
+	t.at = at
+	if at > maxOffset {
+		t.state = stateParked
+		return nil
+	}
+	a, err := c.w.Add(time.Unix(0, at), t)
+	if err != nil {
+		t.state = stateIdle
+		return fmt.Errorf("%w at %v (use WithOverflow): %w", ErrBeyondReach, c.timeOf(at), err)
+	}
+	t.a = a
+	t.state = statePending
+	return nil
+}
+
+// start schedules an idle t at offset at and counts it as a waiter. It panics
+// with ErrBeyondReach; the caller holds mu with a deferred unlock.
+func (c *Clock) start(t *timer, at int64) {
+	if err := c.arm(t, at); err != nil {
+		panic(err)
+	}
+	if t.waiter {
+		c.addWaiters(1)
+	}
+}
+
+// setIdle marks t idle, so that a batch entry for it is stale.
+func (c *Clock) setIdle(t *timer) {
+	if t.state != stateIdle && t.waiter {
+		c.addWaiters(-1)
+	}
+	t.state = stateIdle
+	t.seq++
+}
+
+// stop unschedules t and reports whether it was scheduled.
+func (c *Clock) stop(t *timer) bool {
+	switch t.state {
+	case stateIdle:
+		return false
+	case statePending:
+		if err := c.w.Remove(t.a); err != nil {
+			panic(err) // unreachable: a pending timer's alarm is in the wheel
+		}
+	}
+	c.setIdle(t)
+	return true
+}
+
+// send puts v in t's channel unless a value already waits there (a ticker
+// drops ticks nobody received).
+func (t *timer) send(v time.Time) {
+	select {
+	case t.ch <- v:
+	default:
+	}
+}
+
+// drain discards a value waiting in t's channel and reports whether there was
+// one.
+func (t *timer) drain() bool {
+	select {
+	case <-t.ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// fireNow delivers a channel timer's value at once (d <= 0).
+func (c *Clock) fireNow(t *timer) {
+	if c.trace != nil {
+		c.trace(t)
+	}
+	t.send(c.timeOf(c.now))
+}
+
+// C returns the channel on which the timer delivers its time; nil for a timer
+// made by AfterFunc.
+func (t *timer) C() <-chan time.Time {
+	if t.ch == nil {
+		return nil
+	}
+	return t.ch
+}
+
+// Stop prevents the timer from firing. It returns true if the call stopped
+// the timer, or discarded a value that had not been received; false if the
+// timer had already fired (and its value was received) or been stopped. No
+// value can be received from C after Stop returns.
+func (t *timer) Stop() bool {
+	c := t.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	active := c.stop(t)
+	if t.ch != nil && t.drain() {
+		active = true
+	}
+	return active
+}
+
+// Reset reschedules the timer to fire after d, and reports, as Stop does,
+// whether it was active. A channel timer reset with d <= 0 delivers Now() at
+// once; an AfterFunc timer is due at Now() and runs at the next call that
+// drives the clock. No value from before the call can be received after Reset
+// returns.
+func (t *timer) Reset(d time.Duration) bool {
+	c := t.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	active := c.stop(t)
+	if t.ch != nil {
+		if t.drain() {
+			active = true
+		}
+		if d <= 0 {
+			c.fireNow(t)
+			return active
+		}
+	}
+	c.start(t, c.after(d))
+	return active
+}
+
+// ticker is a timer with a period; its own Stop and Reset replace the
+// timer's.
+type ticker struct{ timer }
+
+// Stop turns the ticker off. No tick can be received from C after Stop
+// returns.
+func (t *ticker) Stop() {
+	c := t.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stop(&t.timer)
+	t.drain()
+}
+
+// Reset stops the ticker and restarts it with period d: the next tick comes d
+// after Now(). No tick from before the call can be received after it returns.
+// It panics if d <= 0, as time.Ticker.Reset does.
+func (t *ticker) Reset(d time.Duration) {
+	if d <= 0 {
+		panic(errNonPositiveReset)
+	}
+	c := t.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stop(&t.timer)
+	t.drain()
+	t.period = d
+	c.start(&t.timer, c.after(d))
+}
+
+var (
+	errNonPositiveTicker = errors.New("simclock: non-positive interval for NewTicker")
+	errNonPositiveReset  = errors.New("simclock: non-positive interval for Ticker.Reset")
+)
+
+// AfterFunc calls f on the goroutine that drives the clock once the clock
+// reaches Now()+d, with Now() equal to that time and no lock held. The Timer
+// it returns stops or reschedules the call; its C is nil.
+func (c *Clock) AfterFunc(d time.Duration, f func()) Timer {
+	t := &timer{c: c, f: f}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.start(t, c.after(d))
+	return t
+}
+
+// NewTimer returns a timer that sends the simulated time on its channel once
+// the clock reaches Now()+d (at once for d <= 0).
+func (c *Clock) NewTimer(d time.Duration) Timer {
+	t := &timer{c: c, ch: make(chan time.Time, 1), waiter: true}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d <= 0 {
+		c.fireNow(t)
+	} else {
+		c.start(t, c.after(d))
+	}
+	return t
+}
+
+// After returns NewTimer(d).C().
+func (c *Clock) After(d time.Duration) <-chan time.Time { return c.NewTimer(d).C() }
+
+// Sleep blocks until another goroutine drives the clock to Now()+d. It
+// returns at once for d <= 0. It must not be called from a callback.
+func (c *Clock) Sleep(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	<-c.After(d)
+}
+
+// NewTicker returns a ticker that sends the simulated time on its channel
+// every d of simulated time, dropping ticks while one waits unreceived. It
+// panics if d <= 0, as time.NewTicker does.
+func (c *Clock) NewTicker(d time.Duration) Ticker {
+	if d <= 0 {
+		panic(errNonPositiveTicker)
+	}
+	t := &ticker{timer{c: c, ch: make(chan time.Time, 1), period: d, waiter: true}}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.start(&t.timer, c.after(d))
+	return t
+}
+
+// Tick returns NewTicker(d).C(), or nil for d <= 0, as time.Tick does.
+func (c *Clock) Tick(d time.Duration) <-chan time.Time {
+	if d <= 0 {
+		return nil
+	}
+	return c.NewTicker(d).C()
+}
