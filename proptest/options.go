@@ -16,16 +16,16 @@ import (
 type Option func(*options)
 
 type options struct {
-	configs      []config.Config         // wheel: empty means random configs
-	levelBits    []levelbits.LevelBits   // queue: empty means random level bits
-	steps        int                     // calls per run; 0: rapid's -rapid.steps on average
-	noPanic      bool                    // no handler panics
-	weights      map[string]int          // operation mix; nil: the defaults
-	failFile     string                  // where a failing trace is written
-	wheelFactory WheelFactory            // nil: timingwheel.New[int]
-	queueFactory QueueFactory            // nil: priorityqueue.New[int]
-	gopterTests  int                     // GopterProperties: runs
-	gopterSize   int                     // GopterProperties: max calls per run
+	configs      []config.Config       // wheel: empty means random configs
+	levelBits    []levelbits.LevelBits // queue: empty means random level bits
+	steps        int                   // calls per run; 0: rapid's -rapid.steps on average
+	noPanic      bool                  // no handler panics
+	weights      map[string]int        // operation mix; nil: the defaults
+	failFile     string                // where a failing trace is written
+	wheelFactory WheelFactory          // nil: timingwheel.New[int]
+	queueFactory QueueFactory          // nil: priorityqueue.New[int]
+	gopterTests  int                   // GopterProperties: runs
+	gopterSize   int                   // GopterProperties: max calls per run
 }
 
 // WithConfigs restricts CheckWheel and GopterProperties to the given configs
