@@ -21,13 +21,16 @@
 //	-reps     repetitions of each run; the medians are reported
 //	-check    check the invariants during the runs (slow; timings meaningless)
 //	-cpuprofile, -memprofile  write pprof profiles (the comparison runs are
-//	          then off unless -compare is given explicitly)
+//	          then off unless -compare is given explicitly); the CPU samples
+//	          of the timed regions carry the label timed=WORKLOAD, so
+//	          go tool pprof -tagfocus timed=TIMEOUT-1M shows the timed loop alone
 //
 // For checks inside every call, build with the twcheck tag:
 // go run -tags twcheck ./cmd/twsim -check.
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -262,6 +265,21 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+		// Label the timed regions: go tool pprof -tagfocus timed=HOLD ...
+		labels := map[string]context.Context{}
+		workload.Timed = func(name string, on bool) {
+			if !on {
+				pprof.SetGoroutineLabels(context.Background())
+				return
+			}
+			ctx, ok := labels[name]
+			if !ok {
+				ctx = pprof.WithLabels(context.Background(), pprof.Labels("timed", name))
+				labels[name] = ctx
+			}
+			pprof.SetGoroutineLabels(ctx)
+		}
+		defer func() { workload.Timed = nil }()
 	}
 	fmt.Fprintf(stdout, "# twsim: impl=%s compare=%v reps=%d check=%v %s %s/%s GOMAXPROCS=%d cpus=%d\n",
 		o.impl, o.compare, o.reps, o.check, runtime.Version(), runtime.GOOS, runtime.GOARCH,

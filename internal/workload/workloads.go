@@ -35,6 +35,18 @@ func (r Result) Line() string {
 // fraction done so far.
 var Progress func(name string, done, total int)
 
+// Timed, when set, is called with on = true just before each timed region
+// starts and with on = false just after it ends (twsim labels the CPU
+// profile's samples with it, so that a profile can show the timed region
+// alone). It must not allocate much.
+var Timed func(name string, on bool)
+
+func timed(name string, on bool) {
+	if Timed != nil {
+		Timed(name, on)
+	}
+}
+
 func progress(name string, done, total int) {
 	if Progress != nil {
 		Progress(name, done, total)
@@ -99,6 +111,7 @@ func Hold[H any](newT func(b uint) Timers[H], n int, exact bool, h int, check bo
 	nextCheck := hh / 16
 	runtime.GC()
 	m1, a0 := memStats()
+	timed(name, true)
 	start := time.Now()
 	for fired < hh {
 		next, ok := t.NextAlarmFiresAt()
@@ -124,6 +137,7 @@ func Hold[H any](newT func(b uint) Timers[H], n int, exact bool, h int, check bo
 		}
 	}
 	res.Elapsed = time.Since(start)
+	timed(name, false)
 	_, a1 := memStats()
 	res.NsPerOp = float64(res.Elapsed.Nanoseconds()) / float64(fired)
 	res.Checksum = cs
@@ -195,6 +209,7 @@ func Timeout[H any](newT func(b uint) Timers[H], big bool, check bool) Result {
 			}
 			runtime.GC()
 			_, a0 = memStats()
+			timed(name, true)
 			start = time.Now()
 		}
 		now := int64(k) * 1_000_000
@@ -225,6 +240,7 @@ func Timeout[H any](newT func(b uint) Timers[H], big bool, check bool) Result {
 		}
 	}
 	res.Elapsed = time.Since(start)
+	timed(name, false)
 	_, a1 := memStats()
 	ops := (adds - tAdds) + (removes - tRemoves) + (fires - tFires)
 	res.NsPerOp = float64(res.Elapsed.Nanoseconds()) / float64(ops)
@@ -290,6 +306,7 @@ func Sparse[H any](newT func(b uint) Timers[H], b uint, packed bool, check bool)
 		n := 0
 		runtime.GC()
 		_, a0 := memStats()
+		timed(name, true)
 		start := time.Now()
 		for _, at := range times {
 			t.Add(at)
@@ -304,6 +321,7 @@ func Sparse[H any](newT func(b uint) Timers[H], b uint, packed bool, check bool)
 			n++
 		}
 		end := time.Now()
+		timed(name, false)
 		_, a1 := memStats()
 		allocs += a1 - a0
 		reps = append(reps, rep{end.Sub(start), mid.Sub(start), end.Sub(mid)})
