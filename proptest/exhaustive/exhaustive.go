@@ -1,0 +1,305 @@
+// Package exhaustive checks a timing wheel against proptest.Model on every
+// operation sequence up to a depth, in small worlds: tiny level bits, a
+// precision of 1 or 2 ns, at most a few live alarms. Where proptest.CheckWheel
+// samples operations at random, Run enumerates them all, breadth first, and
+// after every step runs Invariant() and compares every observable with the
+// model: the fired sequence, every error by its sentinel, Len, Now,
+// MaxAllowedAlarmTime, NextAlarmFiresAt, MinAlarmIntervalNum, the
+// min-interval queries, each alarm's time and value, membership of live and
+// dead handles, All and Stats.
+//
+// A wheel cannot be cloned, so a state is re-created by replaying the path
+// that first reached it on a fresh wheel and model. States are de-duplicated
+// by a canonical encoding (see Encoding in docs/invariants.md): two paths
+// that reach the same encoding are explored once, which lets the search go
+// deeper than the raw number of sequences allows.
+package exhaustive
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gotimingwheel/timingwheel/config"
+	"github.com/gotimingwheel/timingwheel/levelbits"
+	"github.com/gotimingwheel/timingwheel/timingwheel"
+)
+
+// World is one small configuration explored from one start time.
+type World struct {
+	Name   string
+	Config config.Config
+	Start  time.Time
+}
+
+// midStart is the default start: far from both ends of time and not aligned
+// to any level (so the first advances cross slot and level boundaries).
+var midStart = time.Unix(0, 1<<40+3).UTC()
+
+// SmallWorlds returns the default worlds: level bits [1], [2], [1 1], [2 1],
+// [1 1 1] and [2 2], each with precision 2^0 and 2^1 ns, without and with
+// overflow levels, starting at 2^40+3 ns; plus two worlds starting at the
+// epoch, where times before the current interval are before time 0.
+func SmallWorlds() []World {
+	var ws []World
+	for _, bits := range [][]int{{1}, {2}, {1, 1}, {2, 1}, {1, 1, 1}, {2, 2}} {
+		for _, prec := range []int{0, 1} {
+			for _, ovf := range []bool{false, true} {
+				ws = append(ws, NewWorld(bits, prec, ovf, midStart))
+			}
+		}
+	}
+	ws = append(ws, NewWorld([]int{2, 1}, 0, false, time.Unix(0, 0).UTC()))
+	ws = append(ws, NewWorld([]int{1, 1}, 1, false, time.Unix(0, 0).UTC()))
+	return ws
+}
+
+// NewWorld returns the world with the given level bits, precision 2^prec ns
+// and overflow levels or not, starting at start. It panics on invalid bits.
+func NewWorld(bits []int, prec int, overflow bool, start time.Time) World {
+	lb, err := levelbits.New(bits...)
+	if err != nil {
+		panic(err)
+	}
+	opts := []config.Option{config.WithLevelBits(lb)}
+	name := fmt.Sprintf("bits%v/prec2^%d", bits, prec)
+	if overflow {
+		opts = append(opts, config.WithOverflow())
+		name += "/overflow"
+	}
+	if start.UnixNano() != midStart.UnixNano() {
+		name += fmt.Sprintf("/start%d", start.UnixNano())
+	}
+	cfg, err := config.New(config.AlarmPrecision(prec), opts...)
+	if err != nil {
+		panic(err)
+	}
+	return World{Name: name, Config: cfg, Start: start}
+}
+
+// Options bound a run. The zero value means depth 3, three live alarms.
+type Options struct {
+	Depth     int // length of the longest operation sequence explored
+	MaxLive   int // adds are not offered once this many alarms are live
+	MaxStates int // stop expanding a world after this many distinct states (0: no limit)
+}
+
+func (o Options) withDefaults() Options {
+	if o.Depth <= 0 {
+		o.Depth = 3
+	}
+	if o.MaxLive <= 0 {
+		o.MaxLive = 3
+	}
+	return o
+}
+
+// Result is what a run of one world explored.
+type Result struct {
+	World World
+	// Depth is the depth explored completely: every sequence of at most
+	// Depth operations was checked (up to the state merging).
+	Depth int
+	// States is the number of distinct states (canonical encodings) reached,
+	// the start included; PerDepth[k] of them were first reached after k
+	// operations.
+	States   int
+	PerDepth []int
+	// Transitions is the number of operations run and checked from a
+	// distinct state: each is one sequence replayed on a fresh wheel.
+	Transitions int
+	// Sequences is the number of operation sequences of length 1 to Depth
+	// that the run covers (counted on the graph of merged states;
+	// saturates at 2^64-1).
+	Sequences uint64
+	// Truncated is true when MaxStates stopped the run before Depth.
+	Truncated bool
+	Elapsed   time.Duration
+}
+
+// Failure is a difference between the wheel and the model, or a broken
+// invariant, with the operations that lead to it.
+type Failure struct {
+	World World
+	Trace []string // the operations, resolved to their arguments
+	Msg   string
+}
+
+func (f *Failure) Error() string {
+	return fmt.Sprintf("exhaustive %s (%v, start %d): %s\noperations:\n  %s",
+		f.World.Name, f.World.Config, f.World.Start.UnixNano(), f.Msg, strings.Join(f.Trace, "\n  "))
+}
+
+type node struct {
+	parent int32
+	op     op
+	depth  uint8
+}
+
+// Run explores w breadth first and returns at the first failure (a
+// *Failure) or when every sequence up to o.Depth has been checked.
+func Run(w World, o Options) (Result, error) {
+	o = o.withDefaults()
+	begin := time.Now()
+	res := Result{World: w}
+	if _, err := timingwheel.New[int](w.Config, w.Start); err != nil {
+		return res, err
+	}
+	nodes := []node{{parent: -1}}
+	edges := [][]int32{nil}
+	seen := map[[16]byte]int32{}
+	{
+		s := newMachine(w, o)
+		if err := s.compare(); err != nil {
+			return res, &Failure{World: w, Msg: err.Error()}
+		}
+		seen[s.encode()] = 0
+	}
+	res.PerDepth = []int{1}
+	frontier := []int32{0}
+	var path []op
+	for depth := 1; depth <= o.Depth && len(frontier) > 0; depth++ {
+		if o.MaxStates > 0 && len(nodes) >= o.MaxStates {
+			res.Truncated = true
+			break
+		}
+		var next []int32
+		for _, id := range frontier {
+			path = pathTo(nodes, id, path[:0])
+			ops := newMachine(w, o).replayOps(path)
+			for _, x := range ops {
+				s := newMachine(w, o)
+				if err := s.replay(path); err != nil {
+					return res, failure(w, o, path, err)
+				}
+				if err := s.apply(x, true); err != nil {
+					return res, failure(w, o, append(slices.Clone(path), x), err)
+				}
+				res.Transitions++
+				key := s.encode()
+				to, ok := seen[key]
+				if !ok {
+					to = int32(len(nodes))
+					seen[key] = to
+					nodes = append(nodes, node{parent: id, op: x, depth: uint8(depth)})
+					edges = append(edges, nil)
+					next = append(next, to)
+				}
+				edges[id] = append(edges[id], to)
+			}
+		}
+		res.Depth = depth
+		res.PerDepth = append(res.PerDepth, len(next))
+		frontier = next
+	}
+	res.States = len(nodes)
+	res.Sequences = countSequences(edges, res.Depth)
+	res.Elapsed = time.Since(begin)
+	return res, nil
+}
+
+func pathTo(nodes []node, id int32, buf []op) []op {
+	for ; nodes[id].parent >= 0; id = nodes[id].parent {
+		buf = append(buf, nodes[id].op)
+	}
+	slices.Reverse(buf)
+	return buf
+}
+
+// countSequences counts the paths of length 1..depth from state 0 in the
+// graph of merged states: cnt_k(t) = Σ over edges s->t of cnt_(k-1)(s).
+func countSequences(edges [][]int32, depth int) uint64 {
+	cur := make([]uint64, len(edges))
+	cur[0] = 1
+	var total uint64
+	add := func(a, b uint64) uint64 {
+		if a > ^uint64(0)-b {
+			return ^uint64(0)
+		}
+		return a + b
+	}
+	for k := 1; k <= depth; k++ {
+		nxt := make([]uint64, len(edges))
+		for s, es := range edges {
+			if cur[s] == 0 {
+				continue
+			}
+			for _, t := range es {
+				nxt[t] = add(nxt[t], cur[s])
+				total = add(total, cur[s])
+			}
+		}
+		cur = nxt
+	}
+	return total
+}
+
+// failure replays a failing path with a log, for a readable trace.
+func failure(w World, o Options, path []op, err error) *Failure {
+	s := newMachine(w, o)
+	s.logging = true
+	for _, x := range path[:len(path)-1] {
+		if e := s.apply(x, false); e != nil {
+			break
+		}
+	}
+	_ = s.apply(path[len(path)-1], true)
+	return &Failure{World: w, Trace: s.log, Msg: err.Error()}
+}
+
+// Check runs every world (in parallel, on GOMAXPROCS goroutines), reports
+// each failing world with t.Errorf, logs what each explored and returns the
+// results.
+func Check(t testing.TB, worlds []World, o Options) []Result {
+	t.Helper()
+	o = o.withDefaults()
+	results := make([]Result, len(worlds))
+	errs := make([]error, len(worlds))
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				results[i], errs[i] = Run(worlds[i], o)
+			}
+		}()
+	}
+	for i := range worlds {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	var states, transitions int
+	var seqs uint64
+	for i, r := range results {
+		if errs[i] != nil {
+			var f *Failure
+			if errors.As(errs[i], &f) {
+				t.Errorf("%v", f)
+			} else {
+				t.Errorf("%s: %v", worlds[i].Name, errs[i])
+			}
+			continue
+		}
+		t.Logf("%-34s depth %d: %7d states %v, %8d transitions, %.3g sequences, %v%s", r.World.Name, r.Depth,
+			r.States, r.PerDepth, r.Transitions, float64(r.Sequences), r.Elapsed.Round(time.Millisecond),
+			map[bool]string{true: " (truncated)"}[r.Truncated])
+		states += r.States
+		transitions += r.Transitions
+		if seqs > ^uint64(0)-r.Sequences {
+			seqs = ^uint64(0)
+		} else {
+			seqs += r.Sequences
+		}
+	}
+	t.Logf("total over %d worlds, depth %d, %d live alarms at most: %d distinct states, %d transitions checked, %.3g sequences covered",
+		len(worlds), o.Depth, o.MaxLive, states, transitions, float64(seqs))
+	return results
+}
