@@ -323,7 +323,9 @@ func TestHandlerPanics(t *testing.T) {
 	}
 	firsts := []first{
 		{"AdvanceClock", func(w *timingwheel.Wheel[int], h func(alarm.Alarm)) { _ = w.AdvanceClock(atNs(20_000), h) }},
-		{"AdvanceClockLimit", func(w *timingwheel.Wheel[int], h func(alarm.Alarm)) { _, _, _ = w.AdvanceClockLimit(atNs(20_000), 100, h) }},
+		{"AdvanceClockLimit", func(w *timingwheel.Wheel[int], h func(alarm.Alarm)) {
+			_, _, _ = w.AdvanceClockLimit(atNs(20_000), 100, h)
+		}},
 	}
 	for _, f := range firsts {
 		for _, n := range nexts {
