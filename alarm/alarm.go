@@ -203,7 +203,7 @@ func (p *Pool[T]) Lookup(a Alarm) (uint32, bool) {
 			return a.index, true
 		}
 	}
-	if len(p.fwd) > 0 {
+	if len(p.fwd) > 0 && !mutant.Is(mutant.ShrinkForwardLost) {
 		if j, ok := p.fwd[origin{a.index, a.gen}]; ok {
 			return j, true
 		}
@@ -219,7 +219,9 @@ func (p *Pool[T]) Reset() {
 	p.recs = p.recs[:1]
 	p.free = 0
 	p.live = 0
-	p.owner = NewOwnerID()
+	if !mutant.Is(mutant.ClearKeepsOwner) {
+		p.owner = NewOwnerID()
+	}
 	p.fwd, p.rev, p.nextGen = nil, nil, 0
 }
 

@@ -16,6 +16,7 @@ import (
 	"math/bits"
 	"time"
 
+	"github.com/gotimingwheel/timingwheel/internal/mutant"
 	"github.com/gotimingwheel/timingwheel/invariant"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
@@ -180,7 +181,7 @@ func (c Config) QueueLevelBits() levelbits.LevelBits {
 		return c.levelBits
 	}
 	bits := c.levelBits.Bits()
-	for rest := levelbits.MaxNumBits - int(c.precision) - c.levelBits.NumBits(); rest > 0; {
+	for rest := levelbits.MaxNumBits - int(c.precision) - c.levelBits.NumBits(); rest > 0 && !(mutant.Is(mutant.OverflowShort) && rest < OverflowLevelBits); {
 		b := min(rest, OverflowLevelBits)
 		bits = append(bits, b)
 		rest -= b

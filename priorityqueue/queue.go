@@ -401,6 +401,10 @@ func (q *Queue[T]) ChangeTime(a alarm.Alarm, t int64) error {
 	if err := q.checkTime(t); err != nil {
 		return err
 	}
+	if mutant.Is(mutant.RescheduleInPlace) && t>>q.shift == q.keyOf(q.rec(i)) {
+		q.rec(i).Time = t
+		return nil
+	}
 	q.detach(i)
 	q.rec(i).Time = t
 	q.insert(i, t>>q.shift)
@@ -564,7 +568,7 @@ func (q *Queue[T]) MinKeyTimes() (lo, hi int64, ok bool) {
 	}
 	for l := range q.levels {
 		lv := &q.levels[l]
-		if lv.length > 0 && k >= lv.minKey && k <= lv.maxKey {
+		if lv.length > 0 && k >= lv.minKey && k <= lv.maxKey && (l == 0 || !mutant.Is(mutant.MinTimesLevel0)) {
 			q.each(l, lv.slot(k), note)
 		}
 	}
@@ -817,11 +821,14 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(alarm.Alarm)) {
 		s := lv.slot(k)
 		chosen := q.scratch[:0]
 		q.each(l, s, func(i uint32) bool {
-			if r := q.rec(i); r.Time <= maxTime && q.keyOf(r) == k {
+			if r := q.rec(i); r.Time <= maxTime && q.keyOf(r) == k && !(mutant.Is(mutant.FirePastStrict) && r.Time == maxTime) {
 				chosen = append(chosen, i)
 			}
 			return true
 		})
+		if mutant.Is(mutant.FirePastReversed) {
+			slices.Reverse(chosen)
+		}
 		for _, i := range chosen {
 			q.del(l, s, i)
 			q.toDue(i)

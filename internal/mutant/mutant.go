@@ -21,12 +21,23 @@ const (
 	LengthNotCounted  = "length-not-counted" // Remove forgets to decrement a level's length
 	DueNotFreed       = "due-not-freed"      // after a panicking handler, its record is dropped, never freed
 	HandleGenIgnored  = "handle-gen-ignored" // handles are checked without their generation
+
+	FirePastReversed  = "firepast-reversed"   // FirePastAlarms fires a slot's chosen alarms newest first
+	FirePastStrict    = "firepast-strict"     // FirePastAlarms fires at < now, not at <= now
+	MinTimesLevel0    = "min-times-level0"    // the min-interval time queries look at level 0 only (the original)
+	RescheduleInPlace = "reschedule-in-place" // a reschedule within the same interval keeps the alarm's place
+	BeforeNowRejected = "before-now-rejected" // Add rejects times in the current interval before now
+	LimitJumps        = "limit-jumps"         // AdvanceClockLimit moves the clock to the target when it stops early
+	ShrinkForwardLost = "shrink-forward-lost" // handle lookups ignore Shrink's forwarding entries
+	ClearKeepsOwner   = "clear-keeps-owner"   // Clear keeps the pool's owner ID, so old handles can name new alarms
+	OverflowShort     = "overflow-short"      // overflow levels come in whole 8-bit levels only, falling short of MaxTime
 )
 
 // All lists every mutant.
 var All = []string{SlotOffByOne, BitmapNotCleared, CascadeAppends, CascadeLowest, StaleMinAfterClr,
 	ClampWrong, MinNotInvalidated, FirePastLevel0, NextAlarmOffByOne, LengthNotCounted, DueNotFreed,
-	HandleGenIgnored}
+	HandleGenIgnored, FirePastReversed, FirePastStrict, MinTimesLevel0, RescheduleInPlace, BeforeNowRejected,
+	LimitJumps, ShrinkForwardLost, ClearKeepsOwner, OverflowShort}
 
 // Is reports whether mutant name is active. It is always false without the
 // twmutants build tag.
