@@ -471,6 +471,9 @@ func CheckQueueBytes(t testing.TB, data []byte, opts ...Option) {
 			t.Fatalf("%s", o.queueFailure(err, h))
 		}
 	}
+	if o.traceSink != nil {
+		o.traceSink(h.trace.String())
+	}
 }
 
 func (o *options) queueFailure(err error, h *queueHarness) string {

@@ -168,6 +168,9 @@ func CheckWheelBytes(t testing.TB, data []byte, opts ...Option) {
 			t.Fatalf("%s", o.wheelFailure(err, h, cfg))
 		}
 	}
+	if o.traceSink != nil {
+		o.traceSink(h.trace.String())
+	}
 }
 
 // MaxFuzzCalls caps the calls CheckWheelBytes and CheckQueueBytes decode from

@@ -26,6 +26,7 @@ type options struct {
 	queueFactory QueueFactory          // nil: priorityqueue.New[int]
 	gopterTests  int                   // GopterProperties: runs
 	gopterSize   int                   // GopterProperties: max calls per run
+	traceSink    func(string)          // tests: gets the trace of a byte run
 }
 
 // WithConfigs restricts CheckWheel and GopterProperties to the given configs
