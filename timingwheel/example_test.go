@@ -1,0 +1,100 @@
+package timingwheel_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/config"
+	"github.com/gotimingwheel/timingwheel/timingwheel"
+)
+
+// Add alarms, cancel one, and advance the clock: the alarms before the new
+// time fire, in time order, on the caller's goroutine.
+func Example() {
+	cfg, _ := config.New(config.AboutOneMillisecond) // intervals of 2^20 ns
+	start := time.Unix(1_700_000_000, 0)
+	w, _ := timingwheel.New[string](cfg, start)
+	w.Add(start.Add(30*time.Millisecond), "retry")
+	a, _ := w.Add(start.Add(10*time.Millisecond), "timeout")
+	w.Add(start.Add(20*time.Millisecond), "flush")
+	w.Add(start.Add(5*time.Millisecond), "ping")
+	w.Remove(a) // cancelled: O(1)
+	w.AdvanceClock(start.Add(25*time.Millisecond), func(a alarm.Alarm) {
+		v, _ := w.AlarmValue(a)
+		at, _ := w.AlarmAt(a)
+		fmt.Println("fired", v, "due at +", at.Sub(start))
+	})
+	fmt.Println("left:", w.Len())
+	// Output:
+	// fired ping due at + 5ms
+	// fired flush due at + 20ms
+	// left: 1
+}
+
+// AdvanceClockLimit bounds the work of one call: it stops once it has fired
+// at least limit alarms, after finishing the interval it is in, and the next
+// call with the same target continues where it stopped.
+func ExampleWheel_AdvanceClockLimit() {
+	cfg, _ := config.New(config.AboutOneMillisecond)
+	w, _ := timingwheel.New[string](cfg, time.Unix(0, 0))
+	for n := int64(1); n <= 4; n++ { // three alarms in each of intervals 1..4
+		for j := 0; j < 3; j++ {
+			w.AddAtIntervalNum(n, fmt.Sprintf("%d.%d", n, j))
+		}
+	}
+	to, _ := w.IntervalNumStart(10)
+	for {
+		var fired []string
+		n, done, err := w.AdvanceClockLimit(to, 4, func(a alarm.Alarm) {
+			v, _ := w.AlarmValue(a)
+			fired = append(fired, v)
+		})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(n, fired, "done:", done, "now at interval", w.NowIntervalNum())
+		if done {
+			break
+		}
+	}
+	// Output:
+	// 6 [1.0 1.1 1.2 2.0 2.1 2.2] done: false now at interval 3
+	// 6 [3.0 3.1 3.2 4.0 4.1 4.2] done: true now at interval 10
+}
+
+// After a burst, Shrink gives back the memory of the records the burst used,
+// and every live handle keeps working.
+func ExampleWheel_Shrink() {
+	cfg, _ := config.New(config.AboutOneMicrosecond)
+	start := time.Unix(0, 0)
+	w, _ := timingwheel.New[int](cfg, start)
+	var hs []alarm.Alarm
+	for i := 0; i < 100_000; i++ {
+		a, _ := w.Add(start.Add(time.Duration(i)*time.Microsecond), i)
+		hs = append(hs, a)
+	}
+	for i, a := range hs {
+		if i%40_000 != 0 { // keep 0, 40000 and 80000
+			w.Remove(a)
+		}
+	}
+	before := w.Stats()
+	w.Shrink()
+	after := w.Stats()
+	fmt.Println("live:", after.Live, "added:", after.Added, "removed:", after.Removed)
+	fmt.Println("records before and after Shrink:", before.Capacity >= 100_000, after.Capacity < 1_000)
+	fmt.Println("bytes held went down:", after.BytesHeld < before.BytesHeld/10)
+	w.Reschedule(hs[80_000], start.Add(time.Microsecond)) // an old handle, still valid
+	w.AdvanceClock(start.Add(time.Second), func(a alarm.Alarm) {
+		v, _ := w.AlarmValue(a)
+		fmt.Println("fired", v)
+	})
+	// Output:
+	// live: 3 added: 100000 removed: 99997
+	// records before and after Shrink: true true
+	// bytes held went down: true
+	// fired 0
+	// fired 80000
+	// fired 40000
+}
