@@ -408,6 +408,11 @@ func randomLevelBits(src source) (levelbits.LevelBits, error) {
 // it (ReplayQueueText).
 func CheckQueue(t *testing.T, opts ...Option) {
 	t.Helper()
+	checkQueue(t, opts)
+}
+
+func checkQueue(t rapid.TB, opts []Option) {
+	t.Helper()
 	o := buildOptions(opts)
 	weights, err := o.opWeights(queueOpList(), queueDefaultWeights(), wheelOpList())
 	if err != nil {
@@ -417,7 +422,7 @@ func CheckQueue(t *testing.T, opts ...Option) {
 		src := rapidSource{rt}
 		h, err := o.newQueueHarness(src)
 		if err != nil {
-			rt.Fatalf("proptest: %v", err)
+			rt.Fatalf("%s", o.queueFailure(err, h))
 		}
 		step := func(rt *rapid.T) {
 			if err := h.step(h.genOp(rapidSource{rt}, weights, o.noPanic)); err != nil {
@@ -464,7 +469,7 @@ func CheckQueueBytes(t testing.TB, data []byte, opts ...Option) {
 	src := &byteSource{data: data}
 	h, err := o.newQueueHarness(src)
 	if err != nil {
-		t.Fatalf("proptest: %v", err)
+		t.Fatalf("%s", o.queueFailure(err, h))
 	}
 	for i := 0; i < MaxFuzzCalls && !src.exhausted(); i++ {
 		if err := h.step(h.genOp(src, weights, o.noPanic)); err != nil {
@@ -477,6 +482,9 @@ func CheckQueueBytes(t testing.TB, data []byte, opts ...Option) {
 }
 
 func (o *options) queueFailure(err error, h *queueHarness) string {
+	if h == nil {
+		return fmt.Sprintf("proptest: %v", err)
+	}
 	tr := h.trace.String()
 	return fmt.Sprintf("proptest: the queue differs from the model: %v\n\nReplay it with:\n\n"+
 		"\tproptest.ReplayQueueText(t, `\n%s\n\t`)\n%s", err, indentTrace(tr), o.writeFailure(tr))

@@ -103,6 +103,11 @@ func genStart(src source) time.Time {
 //	`)
 func CheckWheel(t *testing.T, opts ...Option) {
 	t.Helper()
+	checkWheel(t, opts)
+}
+
+func checkWheel(t rapid.TB, opts []Option) {
+	t.Helper()
 	o := buildOptions(opts)
 	weights, err := o.opWeights(wheelOpList(), wheelDefaultWeights(), queueOpList())
 	if err != nil {
