@@ -163,7 +163,21 @@ func TestCheckWheelCatchesBuggyFakes(t *testing.T) {
 			fake := WithWheelFactory(wrapWheel(wrap))
 			file := filepath.Join(t.TempDir(), "fail.trace")
 			r := &recordTB{}
-			checkWheel(r, []Option{fake, WithFailureFile(file)})
+			// A small world and a few calls keep rapid's shrinking short.
+			lb, err := levelbits.New(1, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := config.New(0, config.WithLevelBits(lb))
+			if err != nil {
+				t.Fatal(err)
+			}
+			mix := map[string]int{}
+			for _, op := range wheelOpList() {
+				mix[op] = 0
+			}
+			mix[OpAdd], mix[OpAdvanceClock], mix[OpRemove] = 4, 2, 1
+			checkWheel(r, []Option{fake, WithFailureFile(file), WithConfigs(cfg), WithOpWeights(mix)})
 			if !r.failed {
 				t.Fatalf("CheckWheel passed a wheel with a bug")
 			}
