@@ -1,0 +1,427 @@
+package simclock
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gotimingwheel/timingwheel/config"
+	"github.com/gotimingwheel/timingwheel/levelbits"
+	"pgregory.net/rapid"
+)
+
+// The reference model: a list of timers, each with a time and a sequence
+// number; the next to fire is the active one with the smallest (at, seq),
+// found by sorting. It knows nothing of wheels.
+
+type kind int
+
+const (
+	kFunc kind = iota
+	kChan
+	kTick
+)
+
+func (k kind) String() string { return [...]string{"func", "chan", "tick"}[k] }
+
+// action is what a func timer's callback does to the clock when it fires.
+type action struct {
+	op     int // 0 nothing, 1 stop target, 2 reset target to d, 3 AfterFunc(d)
+	target int
+	d      time.Duration
+}
+
+type mTimer struct {
+	kind   kind
+	active bool
+	at     int64
+	seq    int
+	period int64
+	buf    *int64 // the value waiting in the channel
+	act    action
+}
+
+type fire struct {
+	id int
+	at int64
+}
+
+func (f fire) String() string { return fmt.Sprintf("%d@%d", f.id, f.at) }
+
+type model struct {
+	now    int64
+	seq    int
+	timers []*mTimer
+	trace  []fire
+	rets   []bool // return values of Stop and Reset inside callbacks
+}
+
+func (m *model) schedule(t *mTimer, d int64) {
+	t.at = m.now + max(d, 0)
+	m.seq++
+	t.seq = m.seq
+	t.active = true
+}
+
+// next returns the id of the active timer to fire next, or -1.
+func (m *model) next() int {
+	var ids []int
+	for id, t := range m.timers {
+		if t.active {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, func(a, b int) int {
+		ta, tb := m.timers[a], m.timers[b]
+		if ta.at != tb.at {
+			return int(ta.at - tb.at)
+		}
+		return ta.seq - tb.seq
+	})
+	if len(ids) == 0 {
+		return -1
+	}
+	return ids[0]
+}
+
+func (m *model) advance(target int64) {
+	for {
+		id := m.next()
+		if id < 0 || m.timers[id].at > target {
+			break
+		}
+		t := m.timers[id]
+		m.now = t.at
+		m.trace = append(m.trace, fire{id, m.now})
+		switch t.kind {
+		case kFunc:
+			t.active = false
+			m.do(t.act)
+		case kChan:
+			t.active = false
+			at := m.now
+			t.buf = &at
+		case kTick:
+			if t.buf == nil {
+				at := m.now
+				t.buf = &at
+			}
+			m.schedule(t, t.period)
+		}
+	}
+	m.now = max(m.now, target)
+}
+
+func (m *model) do(a action) {
+	switch a.op {
+	case 1:
+		m.rets = append(m.rets, m.stop(a.target))
+	case 2:
+		m.rets = append(m.rets, m.reset(a.target, int64(a.d)))
+	case 3:
+		t := &mTimer{kind: kFunc}
+		m.schedule(t, int64(a.d))
+		m.timers = append(m.timers, t)
+	}
+}
+
+func (m *model) stop(id int) bool {
+	t := m.timers[id]
+	was := t.active || t.buf != nil
+	t.active, t.buf = false, nil
+	return was
+}
+
+func (m *model) reset(id int, d int64) bool {
+	t := m.timers[id]
+	was := m.stop(id)
+	switch {
+	case t.kind == kTick:
+		t.period = d
+		m.schedule(t, d)
+	case t.kind == kChan && d <= 0:
+		at := m.now
+		t.buf = &at
+		m.trace = append(m.trace, fire{id, m.now})
+	default:
+		m.schedule(t, d)
+	}
+	return was
+}
+
+func (m *model) waiters() int {
+	n := 0
+	for _, t := range m.timers {
+		if t.active && t.kind != kFunc {
+			n++
+		}
+	}
+	return n
+}
+
+// real is the clock under test with its timers in the model's id order.
+type real struct {
+	c      *Clock
+	ids    map[*timer]int
+	timers []any // Timer or Ticker
+	trace  []fire
+	rets   []bool
+}
+
+func (r *real) add(x any, t *timer) {
+	r.ids[t] = len(r.timers)
+	r.timers = append(r.timers, x)
+}
+
+func (r *real) do(a action) {
+	switch a.op {
+	case 1:
+		r.rets = append(r.rets, r.timers[a.target].(Timer).Stop())
+	case 2:
+		r.rets = append(r.rets, r.timers[a.target].(Timer).Reset(a.d))
+	case 3:
+		tm := r.c.AfterFunc(a.d, func() {})
+		r.add(tm, tm.(*timer))
+	}
+}
+
+func drawD(t *rapid.T, label string) time.Duration {
+	scale := rapid.SampledFrom([]time.Duration{1, 1 << 20, 1 << 24}).Draw(t, label+"Scale")
+	return time.Duration(rapid.Int64Range(-2, 30).Draw(t, label)) * scale
+}
+
+// TestModel drives the clock and the model with the same random operations
+// and compares the trace of fires (which timer, at which time), Now, Next,
+// Waiters, the return values of Stop and Reset, and every value received.
+func TestModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var opts []Option
+		switch rapid.IntRange(0, 3).Draw(t, "wheel") {
+		case 1:
+			opts = append(opts, WithPrecision(config.AlarmPrecision(3)))
+		case 2:
+			lb, _ := levelbits.New(3, 3)
+			opts = append(opts, WithLevelBits(lb), WithOverflow())
+		case 3:
+			opts = append(opts, WithPrecision(config.AboutOneMicrosecond))
+		}
+		c := New(t0, opts...)
+		r := &real{c: c, ids: map[*timer]int{}}
+		m := &model{}
+		c.trace = func(tm *timer) {
+			id, ok := r.ids[tm]
+			if !ok {
+				id = len(r.timers) // NewTimer(d <= 0) fires before it returns
+			}
+			r.trace = append(r.trace, fire{id, c.now})
+		}
+
+		// newFunc creates a func timer whose callback does act, in both.
+		newFunc := func(d time.Duration, act action) {
+			id := len(r.timers)
+			var tm Timer
+			tm = c.AfterFunc(d, func() {
+				if got, at := int64(c.Now().Sub(t0)), r.trace[len(r.trace)-1].at; got != at {
+					t.Fatalf("timer %d's callback sees Now = t0+%d, want its time t0+%d", id, got, at)
+				}
+				r.do(act)
+			})
+			r.add(tm, tm.(*timer))
+			mt := &mTimer{kind: kFunc, act: act}
+			m.schedule(mt, int64(d))
+			m.timers = append(m.timers, mt)
+		}
+		drawAction := func(t *rapid.T) action {
+			a := action{op: rapid.IntRange(0, 3).Draw(t, "op")}
+			if len(m.timers) == 0 && a.op < 3 {
+				return action{}
+			}
+			if a.op == 1 || a.op == 2 {
+				a.target = rapid.IntRange(0, len(m.timers)-1).Draw(t, "target")
+				if m.timers[a.target].kind == kTick {
+					return action{} // a ticker's Reset takes no zero or negative d
+				}
+			}
+			// A positive d: a callback that resets itself to now would run
+			// forever, in the model as in the clock.
+			a.d = max(drawD(t, "d"), 1)
+			return a
+		}
+		check := func(t *rapid.T, what string) {
+			if !slices.Equal(r.trace, m.trace) {
+				t.Fatalf("after %s: fires\n%v\nwant\n%v", what, r.trace, m.trace)
+			}
+			if !slices.Equal(r.rets, m.rets) {
+				t.Fatalf("after %s: Stop/Reset returned %v, want %v", what, r.rets, m.rets)
+			}
+			if got := c.Now().Sub(t0); int64(got) != m.now {
+				t.Fatalf("after %s: Now = t0+%d, want t0+%d", what, got, m.now)
+			}
+			nt, ok := c.Next()
+			id := m.next()
+			if ok != (id >= 0) || ok && int64(nt.Sub(t0)) != m.timers[id].at {
+				t.Fatalf("after %s: Next = t0+%d, %v; want timer %d", what, nt.Sub(t0), ok, id)
+			}
+			if got, want := c.Waiters(), m.waiters(); got != want {
+				t.Fatalf("after %s: Waiters = %d, want %d", what, got, want)
+			}
+		}
+		chanOf := func(id int) <-chan time.Time {
+			switch x := r.timers[id].(type) {
+			case Timer:
+				return x.C()
+			case Ticker:
+				return x.C()
+			}
+			return nil
+		}
+
+		t.Repeat(map[string]func(*rapid.T){
+			"AfterFunc": func(t *rapid.T) {
+				newFunc(drawD(t, "d"), drawAction(t))
+				check(t, "AfterFunc")
+			},
+			"NewTimer": func(t *rapid.T) {
+				d := drawD(t, "d")
+				id := len(m.timers)
+				mt := &mTimer{kind: kChan}
+				m.timers = append(m.timers, mt)
+				tm := c.NewTimer(d)
+				r.add(tm, tm.(*timer))
+				if d <= 0 {
+					at := m.now
+					mt.buf = &at
+					m.trace = append(m.trace, fire{id, m.now})
+				} else {
+					m.schedule(mt, int64(d))
+				}
+				check(t, "NewTimer")
+			},
+			"NewTicker": func(t *rapid.T) {
+				p := time.Duration(rapid.Int64Range(1, 10).Draw(t, "p")) << 20
+				tk := c.NewTicker(p)
+				r.add(tk, &tk.(*ticker).timer)
+				mt := &mTimer{kind: kTick, period: int64(p)}
+				m.schedule(mt, int64(p))
+				m.timers = append(m.timers, mt)
+				check(t, "NewTicker")
+			},
+			"Stop": func(t *rapid.T) {
+				if len(m.timers) == 0 {
+					t.Skip("no timer")
+				}
+				id := rapid.IntRange(0, len(m.timers)-1).Draw(t, "id")
+				want := m.stop(id)
+				switch x := r.timers[id].(type) {
+				case Timer:
+					if got := x.Stop(); got != want {
+						t.Fatalf("Stop(%d) = %v, want %v", id, got, want)
+					}
+				case Ticker:
+					x.Stop()
+				}
+				check(t, "Stop")
+			},
+			"Reset": func(t *rapid.T) {
+				if len(m.timers) == 0 {
+					t.Skip("no timer")
+				}
+				id := rapid.IntRange(0, len(m.timers)-1).Draw(t, "id")
+				switch x := r.timers[id].(type) {
+				case Timer:
+					d := drawD(t, "d")
+					want := m.reset(id, int64(d))
+					if got := x.Reset(d); got != want {
+						t.Fatalf("Reset(%d, %v) = %v, want %v", id, d, got, want)
+					}
+				case Ticker:
+					d := time.Duration(rapid.Int64Range(1, 10).Draw(t, "p")) << 20
+					m.reset(id, int64(d))
+					x.Reset(d)
+				}
+				check(t, "Reset")
+			},
+			"Advance": func(t *rapid.T) {
+				d := drawD(t, "d")
+				m.advance(m.now + max(int64(d), 0))
+				c.Advance(d)
+				check(t, "Advance")
+			},
+			"Step": func(t *rapid.T) {
+				id := m.next()
+				if id >= 0 {
+					m.advance(m.timers[id].at)
+				}
+				if got := c.Step(); got != (id >= 0) {
+					t.Fatalf("Step = %v, want %v", got, id >= 0)
+				}
+				check(t, "Step")
+			},
+			"Receive": func(t *rapid.T) {
+				if len(m.timers) == 0 {
+					t.Skip("no timer")
+				}
+				id := rapid.IntRange(0, len(m.timers)-1).Draw(t, "id")
+				ch := chanOf(id)
+				if ch == nil {
+					t.Skip("func timer")
+				}
+				mt := m.timers[id]
+				select {
+				case v := <-ch:
+					if mt.buf == nil {
+						t.Fatalf("timer %d (%v) delivered t0+%v, want nothing (stale?)", id, mt.kind, v.Sub(t0))
+					}
+					if int64(v.Sub(t0)) != *mt.buf {
+						t.Fatalf("timer %d delivered t0+%v, want t0+%d", id, v.Sub(t0), *mt.buf)
+					}
+					mt.buf = nil
+				default:
+					if mt.buf != nil {
+						t.Fatalf("timer %d (%v) delivered nothing, want t0+%d", id, mt.kind, *mt.buf)
+					}
+				}
+			},
+		})
+	})
+}
+
+// TestTickerCount: a ticker started at s with period p fires exactly
+// floor((now-s)/p) times, whatever the advances; a receiver that advances at
+// most one period at a time and receives after each receives every tick.
+func TestTickerCount(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := New(t0)
+		c.Advance(time.Duration(rapid.Int64Range(0, 1000).Draw(t, "start")))
+		p := rapid.Int64Range(1, 50).Draw(t, "period")
+		s := c.now
+		fires := 0
+		c.trace = func(*timer) { fires++ }
+		tk := c.NewTicker(time.Duration(p))
+		defer tk.Stop()
+		keepUp := rapid.Bool().Draw(t, "keepUp")
+		received := 0
+		for range rapid.IntRange(0, 40).Draw(t, "steps") {
+			var d int64
+			if keepUp {
+				d = rapid.Int64Range(1, p).Draw(t, "d")
+			} else {
+				d = rapid.Int64Range(0, 10*p).Draw(t, "d")
+			}
+			c.Advance(time.Duration(d))
+			select {
+			case <-tk.C():
+				received++
+			default:
+			}
+			want := int((c.now - s) / p)
+			if fires != want {
+				t.Fatalf("after %d ns the ticker fired %d times, want floor(%d/%d) = %d", c.now-s, fires, c.now-s, p, want)
+			}
+			if keepUp && received != want {
+				t.Fatalf("a receiver that keeps up received %d ticks, want %d", received, want)
+			}
+		}
+	})
+}
