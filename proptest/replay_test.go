@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leanovate/gopter"
+
 	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/levelbits"
@@ -288,5 +290,51 @@ func TestCommittedTracesCatchFakes(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("queue trace on a fake: %v, want %q...", err, c.want)
 		}
+	}
+}
+
+// TestGopterCatchesBuggyFakes: the gopter machines fail on the fakes, and the
+// label of the failure holds a snippet that replays to the same failure.
+func TestGopterCatchesBuggyFakes(t *testing.T) {
+	for name, opt := range map[string]Option{
+		"dropping wheel": WithWheelFactory(wrapWheel(func(w *timingwheel.Wheel[int]) Wheel { return droppingWheel{w} })),
+		"silent queue":   WithQueueFactory(wrapQueue(func(q *priorityqueue.Queue[int]) Queue { return silentQueue{q} })),
+	} {
+		t.Run(name, func(t *testing.T) {
+			var out strings.Builder
+			props := GopterProperties(opt, WithGopterRuns(100, 30))
+			if props.Run(gopter.NewFormatedReporter(false, 1<<20, &out)) {
+				t.Fatalf("gopter passed a fake:\n%s", out.String())
+			}
+			report := out.String()
+			fn := "ReplayWheelText"
+			if strings.Contains(name, "queue") {
+				fn = "ReplayQueueText"
+			}
+			r := &recordTB{msgs: []string{report}}
+			text, failure := snippet(t, r, fn)
+			var err error
+			if fn == "ReplayWheelText" {
+				var tr WheelTrace
+				if tr, err = ParseWheelTrace(text); err == nil {
+					err = tr.Run(opt)
+					if real := tr.Run(); real != nil {
+						t.Fatalf("the trace fails on the real wheel: %v", real)
+					}
+				}
+			} else {
+				var tr QueueTrace
+				if tr, err = ParseQueueTrace(text); err == nil {
+					err = tr.Run(opt)
+					if real := tr.Run(); real != nil {
+						t.Fatalf("the trace fails on the real queue: %v", real)
+					}
+				}
+			}
+			if err == nil || firstLine(err.Error()) != firstLine(failure) {
+				t.Fatalf("replay: %v\nwant the reported failure %s\nreport:\n%s", err, failure, report)
+			}
+			t.Logf("gopter caught the %s: %s\n%s", name, firstLine(failure), text)
+		})
 	}
 }
