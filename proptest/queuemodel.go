@@ -34,7 +34,8 @@ type QueueModel[T any] struct {
 	firing queueElt[T] // the element whose removal handler is running
 }
 
-// NewQueueModel returns a model of priorityqueue.New[T](lb, capacity).
+// NewQueueModel returns a model of priorityqueue.New[T](lb, capacity) (the
+// capacity is not observable).
 func NewQueueModel[T any](lb levelbits.LevelBits) *QueueModel[T] {
 	return &QueueModel[T]{bits: lb.Bits()}
 }
