@@ -19,6 +19,7 @@ import (
 	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 	"github.com/gotimingwheel/timingwheel/priorityqueue"
+	"github.com/gotimingwheel/timingwheel/proptest"
 )
 
 // cmdElt is one element of the model. id is its value in the queue.
@@ -393,5 +394,17 @@ func TestQueueCommands(t *testing.T) {
 	params.MaxSize = 100
 	props := gopter.NewProperties(params)
 	props.Property("queue matches the model", commands.Prop(queueCommands))
+	props.TestingRun(t)
+}
+
+// TestQueueCommandsProptest runs proptest's queue machine (the one CheckQueue
+// runs on rapid, with removal handlers that add, remove, change and panic) on
+// gopter as well: a third generator and shrinker against a second model.
+func TestQueueCommandsProptest(t *testing.T) {
+	params := gopter.DefaultTestParameters()
+	params.MinSuccessfulTests = 200
+	params.MaxSize = 80
+	props := gopter.NewProperties(params)
+	props.Property("queue matches proptest.QueueModel", commands.Prop(proptest.QueueCommands()))
 	props.TestingRun(t)
 }
