@@ -77,6 +77,7 @@ func (l *ledger) fire(a alarm.Alarm) {
 func (l *ledger) done() {
 	l.t.Helper()
 	inv(l.t, l.w)
+	consistent(l.t, l.w)
 	live := 0
 	for id, a := range l.h {
 		_, settled := l.fate[id]
