@@ -451,3 +451,44 @@ func TestHandlerPanicsTwice(t *testing.T) {
 		t.Fatalf("Stats %+v", st)
 	}
 }
+
+// Shrink from inside a handler, while other alarms are due, and after a
+// panic left alarms overdue: the rest still fire once each, in order.
+func TestShrinkWhileFiring(t *testing.T) {
+	for _, mode := range []string{"in handler", "after panic"} {
+		w := microWheel(t)
+		l := newLedger(t, w)
+		var victims []int
+		for i := int64(0); i < 300; i++ {
+			id := l.add(atNs(100 * i))
+			if i%3 != 0 {
+				victims = append(victims, id)
+			}
+		}
+		for _, id := range victims[:150] {
+			l.remove(id) // holes for Shrink to close
+		}
+		h := func(a alarm.Alarm) {
+			l.fire(a)
+			if valueOf(t, w, a) == 3 {
+				if mode == "in handler" {
+					w.Shrink()
+					inv(t, w)
+				} else {
+					panic("boom")
+				}
+			}
+		}
+		_ = panicsWith(func() { _ = w.AdvanceClock(atNs(100_000), h) })
+		if mode == "after panic" {
+			l.done()
+			w.Shrink()
+			l.done()
+			ok(t, w.AdvanceClock(atNs(100_000), l.fire))
+		}
+		l.done()
+		if !w.IsEmpty() || !slices.IsSorted(l.fired) || len(l.fired) != 150 {
+			t.Fatalf("%s: fired %d, sorted %v, Len %d", mode, len(l.fired), slices.IsSorted(l.fired), w.Len())
+		}
+	}
+}

@@ -503,6 +503,17 @@ func TestClear(t *testing.T) {
 		t.Fatal("MinAlarmIntervalNum after Clear")
 	}
 	isErr(t, w.Remove(e1), timingwheel.ErrInvalidAlarm, "Remove after Clear")
+	// New alarms reuse the records; the old handles stay rejected.
+	n1, err := w.AddAtIntervalNum(1, "n1")
+	ok(t, err)
+	n2, err := w.AddAtIntervalNum(2, "n2")
+	ok(t, err)
+	if w.Mem(e1) || w.Mem(e2) || !w.Mem(n1) || !w.Mem(n2) || w.Len() != 2 {
+		t.Fatal("a handle from before Clear names a new alarm")
+	}
+	if _, err := w.AlarmValue(e2); !errors.Is(err, timingwheel.ErrInvalidAlarm) {
+		t.Fatalf("AlarmValue(old handle) = %v", err)
+	}
 	inv(t, w)
 }
 
