@@ -47,6 +47,7 @@ const (
 	tMaxTime                      // MaxTime
 	tUserSpan                     // now + precision·2^(Σ user level bits): the whole user levels
 	tPrevInterval                 // interval number NowIntervalNum - 1 (rejected)
+	tLatest                       // the time of the alarm with the latest time (see latest)
 )
 
 // handler says what a firing call's handler does at its first call.
@@ -67,7 +68,7 @@ type op struct {
 }
 
 var targetNames = [...]string{"now", "intervalStart", "now+prec", "now+level0", "maxAllowed", "intervalStart-1",
-	"maxAllowed+1", "now+1", "nextAlarm", "nearEnd", "MaxTime", "now+userLevels", "interval-1"}
+	"maxAllowed+1", "now+1", "nextAlarm", "nearEnd", "MaxTime", "now+userLevels", "interval-1", "latest alarm's time"}
 
 var handlerNames = [...]string{"", " handler panics", " handler adds at Now", " handler removes the last to fire"}
 
@@ -159,6 +160,11 @@ func (s *machine) ops() []op {
 		}
 		xs = append(xs, op{kind: opAdd, t: tNextInterval}, op{kind: opAdd, t: tLevel0Span},
 			op{kind: opAdd, t: tMaxAllowed}, op{kind: opAddAtIntervalNum, t: tNextInterval})
+		if n > 0 {
+			// Same time as an alarm added earlier, maybe on another level:
+			// where the order of equal keys across levels is at stake.
+			xs = append(xs, op{kind: opAdd, t: tLatest})
+		}
 	}
 	xs = append(xs, op{kind: opAdd, t: tBeforeInterval}, op{kind: opAdd, t: tBeyondMax},
 		op{kind: opAddAtIntervalNum, t: tBeyondMax}, op{kind: opAddAtIntervalNum, t: tPrevInterval})
@@ -170,6 +176,9 @@ func (s *machine) ops() []op {
 		xs = append(xs, op{kind: opRemove, i: -1}, op{kind: opReschedule, i: -1, t: tNow})
 	}
 	for _, t := range []target{tNow, tNowPlus1, tNextInterval, tLevel0Span, tNextAlarm, tNearEnd, tMaxTime} {
+		if t == tNowPlus1 && s.prec == 1 {
+			continue // the same as now+prec
+		}
 		xs = append(xs, op{kind: opAdvance, t: t})
 	}
 	xs = append(xs, op{kind: opAdvance, t: tNextAlarm, h: hPanic}, op{kind: opAdvance, t: tNextAlarm, h: hAdd},
@@ -234,6 +243,12 @@ func (s *machine) ns(t target) int64 {
 		return maxTimeNs
 	case tUserSpan:
 		return min(now+s.user, maxTimeNs)
+	case tLatest:
+		if p := s.latest(); p.id != 0 {
+			t, _ := s.m.AlarmAt(p.ma)
+			return t.UnixNano()
+		}
+		return now
 	}
 	panic("unreachable")
 }
