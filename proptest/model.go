@@ -26,19 +26,21 @@ type modelAlarm[T any] struct {
 // alarm one at a time, so handlers may change the model as they run.
 //
 // The reach of the levels (MaxAllowedAlarmTime) is computed from the level
-// bits by the geometry recurrence alone; nothing else of the wheel's layout is
+// bits by the geometry recurrence alone (with config.WithOverflow it is
+// MaxTime, as that option promises); nothing else of the wheel's layout is
 // modelled.
 type Model[T any] struct {
-	shift   uint
-	bits    []int
-	start   int64
-	now     int64
-	alarms  []modelAlarm[T]
-	seq     int
-	lastID  ModelAlarm
-	firing  ModelAlarm // alarm whose handler is running
-	firingV modelAlarm[T]
-	due     []ModelAlarm // chosen by a FirePastAlarms that a panic interrupted
+	shift    uint
+	bits     []int
+	overflow bool // config.WithOverflow: Add accepts every time up to MaxTime
+	start    int64
+	now      int64
+	alarms   []modelAlarm[T]
+	seq      int
+	lastID   ModelAlarm
+	firing   ModelAlarm // alarm whose handler is running
+	firingV  modelAlarm[T]
+	due      []ModelAlarm // chosen by a FirePastAlarms that a panic interrupted
 }
 
 const maxNs = int64(1)<<62 - 1
@@ -49,7 +51,8 @@ func NewModel[T any](cfg config.Config, start time.Time) (*Model[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Model[T]{shift: uint(cfg.Precision().Log2()), bits: cfg.QueueLevelBits().Bits(), start: s, now: s}, nil
+	return &Model[T]{shift: uint(cfg.Precision().Log2()), bits: cfg.LevelBits().Bits(), overflow: cfg.Overflow(),
+		start: s, now: s}, nil
 }
 
 func modelNanos(t time.Time) (int64, error) {
@@ -79,7 +82,12 @@ func (m *Model[T]) MaxIntervalNum() int64 { return maxNs >> m.shift }
 // maxAllowedKey is the top level's last key when level 0 starts at the current
 // interval: min_0 = now>>A; max_i = min(min_i + 2^(b_i+s_i) - 1, 2^62-1);
 // min_(i+1) = max_i+1 rounded down to a multiple of 2^(s_(i+1)).
+//
+// With overflow levels the reach is the last interval, whatever the bits.
 func (m *Model[T]) maxAllowedKey() int64 {
+	if m.overflow {
+		return m.MaxIntervalNum()
+	}
 	lo := m.now >> m.shift
 	var hi int64
 	s := 0
