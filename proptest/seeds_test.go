@@ -159,6 +159,16 @@ var wheelScenarios = map[string][]pick{
 		op(OpAdvanceClockStopAtNextAlarm, pick{"toKind", 3}, pick{"scripted", 1}),
 		op(OpAdvanceClockStopAtNextAlarm, pick{"toKind", 3}, pick{"scripted", 1}),
 		op(OpAdvanceClockStopAtNextAlarm, pick{"toKind", 3}, pick{"scripted", 1})),
+	// Level bits [2 1] with overflow: two alarms of one interval added at
+	// different times sit on different levels; a cascade must keep the older
+	// one ahead (the cascade-lowest-level mutant breaks it).
+	"cascade-order": scenario([]pick{{"levelbits", 3}, {"overflow", 0}},
+		op(OpAdvanceClock, pick{"toKind", 6}, pick{"toMedium", 7}, pick{"scripted", 1}),
+		op(OpAdd, pick{"atKind", 5}, pick{"atNear", 9}),
+		op(OpAdvanceClock, pick{"toKind", 1}, pick{"toSmall", 2}, pick{"scripted", 1}),
+		op(OpAdd, pick{"atKind", 5}, pick{"atNear", 7}),
+		op(OpAdd, pick{"atKind", 5}, pick{"atNear", 4}),
+		op(OpAdvanceClock, pick{"toKind", 3}, pick{"scripted", 1})),
 }
 
 var queueScenarios = map[string][]pick{
