@@ -221,6 +221,25 @@ var queueScenarios = map[string][]pick{
 		op(QueueOpIncrease, pick{"incKind", 1}, pick{"small", 4}, pick{"scripted", 0}, pick{"scriptAt", 0},
 			pick{"scriptAction", 2}, pick{"scriptOffset", 9}, pick{"scriptTargetLive", 1}, pick{"scriptTarget", 1}),
 		op(QueueOpIncrease, pick{"incKind", 2}, pick{"big", 30}, pick{"scripted", 0}, pick{"scriptAction", 4})),
+	// Level bits [1 1]: handles from before a Clear must stay rejected after
+	// new elements reuse their records.
+	"clear-then-stale": scenario([]pick{{"lbchoice", 1}},
+		op(QueueOpAdd, pick{"keyKind", 0}), op(QueueOpAdd, pick{"keyKind", 1}),
+		op(QueueOpClear),
+		op(QueueOpAdd, pick{"keyKind", 0}), op(QueueOpAdd, pick{"keyKind", 1}),
+		op(QueueOpRemove, pick{"removeLive", 0}, pick{"removeDead", 1}, pick{"removeDeadPick", 0}),
+		op(QueueOpChange, pick{"changeLive", 0}, pick{"changeDead", 1}, pick{"changeDeadPick", 1}, pick{"ckeyKind", 0})),
+	// Level bits [2 2] with room for 4: Shrink moves the records of the
+	// elements that stay; their handles must still work.
+	"shrink-moves": scenario([]pick{{"lbchoice", 2}, {"cap", 4}},
+		op(QueueOpAdd, pick{"keyKind", 4}, pick{"keyNear", 1}), op(QueueOpAdd, pick{"keyKind", 4}, pick{"keyNear", 2}),
+		op(QueueOpAdd, pick{"keyKind", 4}, pick{"keyNear", 3}), op(QueueOpAdd, pick{"keyKind", 4}, pick{"keyNear", 4}),
+		op(QueueOpRemove, pick{"removeLive", 1}, pick{"remove", 0}),
+		op(QueueOpRemove, pick{"removeLive", 1}, pick{"remove", 0}),
+		op(QueueOpShrink),
+		op(QueueOpChange, pick{"changeLive", 1}, pick{"change", 1}, pick{"ckeyKind", 4}, pick{"ckeyNear", 0}),
+		op(QueueOpRemove, pick{"removeLive", 1}, pick{"remove", 0}),
+		op(QueueOpIncrease, pick{"incKind", 3}, pick{"scripted", 1})),
 }
 
 func encodeWheelScenario(t *testing.T, script []pick) ([]byte, WheelTrace) {
