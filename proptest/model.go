@@ -363,8 +363,12 @@ func (m *Model[T]) AdvanceClockLimit(to time.Time, limit int, fired func(ModelAl
 	return n, done, nil
 }
 
-// FirePastAlarms fires, in order, the alarms of the current interval with
-// at <= now that are in the model when it is called (after any overdue ones).
+// FirePastAlarms first fires any overdue alarms a panicking handler left
+// behind, then, in order, the alarms of the current interval with at <= now
+// that are in the model at that point. Alarms the second phase's handlers add
+// do not fire in this call; alarms the first phase's handlers add at or
+// before now do, as the wheel does (its doc promises that no handler-added
+// alarm fires in the same call: a known departure, reported).
 func (m *Model[T]) FirePastAlarms(fired func(ModelAlarm)) {
 	m.fireOverdue(fired)
 	now := m.now >> m.shift
