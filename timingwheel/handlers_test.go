@@ -492,3 +492,70 @@ func TestShrinkWhileFiring(t *testing.T) {
 		}
 	}
 }
+
+// Inside a handler the queries still agree with All(): the due alarms not
+// yet fired are members (and may sit in an interval before now's), the
+// firing one is not.
+func TestQueriesInsideHandlers(t *testing.T) {
+	w := microWheel(t)
+	l := newLedger(t, w)
+	for i := int64(0); i < 50; i++ {
+		l.add(atNs(700 * i))
+	}
+	check := func(a alarm.Alarm) {
+		if w.Mem(a) {
+			t.Fatal("the firing alarm is a member")
+		}
+		consistent(t, w)
+		inv(t, w)
+	}
+	calls := 0
+	ok(t, w.AdvanceClock(atNs(20_000), func(a alarm.Alarm) {
+		calls++
+		l.fire(a)
+		if k, _ := w.MinAlarmIntervalNum(); w.Len() > 0 && calls == 1 && k >= w.NowIntervalNum() {
+			t.Fatalf("inside the first handler the minimum interval %d is not a due one", k)
+		}
+		check(a)
+	}))
+	ok(t, w.AdvanceClockStopAtNextAlarm(atNs(30_000), func(a alarm.Alarm) { l.fire(a); check(a) }))
+	w.FirePastAlarms(func(a alarm.Alarm) { l.fire(a); check(a) })
+	_, _, err := w.AdvanceClockLimit(atNs(40_000), 2, func(a alarm.Alarm) { l.fire(a); check(a) })
+	ok(t, err)
+	l.done()
+}
+
+// A nil handler removes the due alarms without calling anything: their
+// handles go stale and they count as fired.
+func TestNilHandler(t *testing.T) {
+	w := microWheel(t)
+	l := newLedger(t, w)
+	for i := int64(0); i < 10; i++ {
+		l.add(atNs(1000 * i))
+	}
+	ok(t, w.AdvanceClock(atNs(5000), nil)) // intervals 0..3: ids 0..4 (4096 > 4000)
+	if w.Len() != 5 || w.Stats().Fired != 5 {
+		t.Fatalf("Len %d, fired %d", w.Len(), w.Stats().Fired)
+	}
+	for id := 0; id < 5; id++ {
+		if w.Mem(l.h[id]) {
+			t.Fatalf("alarm %d still a member", id)
+		}
+	}
+	ok(t, w.AdvanceClockStopAtNextAlarm(timingwheel.MaxTime, nil)) // id 5, at 5000 = now
+	if w.Len() != 4 || w.Mem(l.h[5]) || !w.Now().Equal(atNs(5000)) {
+		t.Fatalf("after StopAtNextAlarm: Len %d, now %v", w.Len(), w.Now().UnixNano())
+	}
+	// Target interval 8; due: 6000, 7000, 8000 (intervals 5, 6, 7). Limit 1
+	// fires interval 5 and stops at the start of interval 6.
+	n, done, err := w.AdvanceClockLimit(atNs(9000), 1, nil)
+	ok(t, err)
+	if n != 1 || done || w.Mem(l.h[6]) || !w.Now().Equal(atNs(6<<10)) {
+		t.Fatalf("AdvanceClockLimit: n %d, done %v, now %v", n, done, w.Now().UnixNano())
+	}
+	w.FirePastAlarms(nil) // nothing at or before 6144 in interval 6
+	if w.Len() != 3 || w.Stats().Fired != 7 {
+		t.Fatalf("Len %d, fired %d", w.Len(), w.Stats().Fired)
+	}
+	inv(t, w)
+}
