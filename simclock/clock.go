@@ -50,9 +50,11 @@
 package simclock
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -108,25 +110,88 @@ func WithOverflow() Option {
 }
 
 // Clock is a simulated clock. Its methods are safe for concurrent use.
+//
+// The wheel's own clock (wnow) may run ahead of the simulated one (now): an
+// advance takes every alarm due up to its target from the wheel in one pass,
+// in order, into the batch, and then fires them one by one, moving now along.
+// A timer scheduled at or before wnow (by a callback, or at d = 0) cannot go
+// into the wheel, whose clock has passed it; it waits in the early heap. So
+// every pending timer is in exactly one place: the wheel (at > wnow), the
+// batch or the early heap (at <= wnow), or parked (beyond the reach).
 type Clock struct {
 	adv     sync.Mutex // held by the goroutine that drives the clock
 	mu      sync.Mutex // guards everything below
 	w       *timingwheel.Wheel[*timer]
 	origin  time.Time
-	now     int64   // ns after start
-	batch   []entry // timers due at now, collected, not yet fired
+	now     int64   // ns after origin
+	wnow    int64   // the wheel's clock, >= now
+	batch   []entry // taken from the wheel, in (at, scheduling) order
 	bpos    int
+	early   earlyHeap // scheduled at or before wnow, by (at, ord)
+	ord     uint64    // scheduling counter for the early heap
+	sorted  bool      // 1 ns precision: the wheel fires in time order
+	chunk   int       // defaultChunk; tests make it small
 	waiters int
 	waitCh  chan struct{} // closed when waiters changes
 	collect func(alarm.Alarm)
 	trace   func(*timer) // tests: called at each fire, under mu
 }
 
-// entry is a due timer in the batch; it fires only if the timer is still due
-// with the same sequence number (neither stopped nor reset since).
+// entry is a due timer in the batch or the early heap; it fires only if the
+// timer is still due with the same sequence number (neither stopped nor reset
+// since).
 type entry struct {
 	t   *timer
 	seq uint64
+	at  int64
+	ord uint64 // early heap only
+}
+
+func (e entry) live() bool { return e.t.state == stateDue && e.t.seq == e.seq }
+
+// earlyHeap is a binary min-heap of entries by (at, ord).
+type earlyHeap []entry
+
+func (h earlyHeap) less(i, j int) bool {
+	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].ord < h[j].ord
+}
+
+func (h *earlyHeap) push(e entry) {
+	*h = append(*h, e)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *earlyHeap) pop() entry {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s[n] = entry{}
+	s = s[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && s.less(l, m) {
+			m = l
+		}
+		if l+1 < n && s.less(l+1, m) {
+			m = l + 1
+		}
+		if m == i {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
 }
 
 // New returns a clock that reads start. The options choose the wheel (1 ns
@@ -145,7 +210,7 @@ func New(start time.Time, opts ...Option) *Clock {
 	if err != nil {
 		panic(fmt.Errorf("%w: %w", ErrInvalidOption, err)) // unreachable: cfg is valid
 	}
-	c := &Clock{w: w, origin: start.Round(0)}
+	c := &Clock{w: w, origin: start.Round(0), sorted: cfg.Precision() == 0, chunk: defaultChunk}
 	c.collect = c.collectAlarm
 	return c
 }
@@ -258,15 +323,60 @@ func (c *Clock) Next() (time.Time, bool) {
 }
 
 func (c *Clock) nextLocked() (int64, bool) {
-	for _, e := range c.batch[c.bpos:] {
-		if e.t.state == stateDue && e.t.seq == e.seq {
-			return c.now, true
-		}
+	c.dropStale()
+	var at int64
+	ok := false
+	if c.bpos < len(c.batch) {
+		at, ok = c.batch[c.bpos].at, true
+	}
+	if len(c.early) > 0 && (!ok || c.early[0].at < at) {
+		at, ok = c.early[0].at, true
+	}
+	if ok {
+		return at, true
 	}
 	if t, ok := c.w.MinAlarmTimeInMinInterval(); ok {
 		return t.UnixNano(), true
 	}
 	return 0, false
+}
+
+// dropStale removes stale entries from the front of the batch and the top of
+// the early heap.
+func (c *Clock) dropStale() {
+	for c.bpos < len(c.batch) && !c.batch[c.bpos].live() {
+		c.batch[c.bpos] = entry{}
+		c.bpos++
+	}
+	if c.bpos == len(c.batch) {
+		c.batch, c.bpos = c.batch[:0], 0
+	}
+	for len(c.early) > 0 && !c.early[0].live() {
+		c.early.pop()
+	}
+}
+
+// take removes and returns the next entry due at or before target: the
+// batch's head or the early heap's top, whichever is earlier; at equal times
+// the batch's, which was scheduled first (an early entry at time a is
+// scheduled after the wheel passed a, and every batch entry at a was in the
+// wheel then).
+func (c *Clock) take(target int64) (entry, bool) {
+	c.dropStale()
+	useBatch := c.bpos < len(c.batch)
+	if len(c.early) > 0 && (!useBatch || c.early[0].at < c.batch[c.bpos].at) {
+		if c.early[0].at > target {
+			return entry{}, false
+		}
+		return c.early.pop(), true
+	}
+	if !useBatch || c.batch[c.bpos].at > target {
+		return entry{}, false
+	}
+	e := c.batch[c.bpos]
+	c.batch[c.bpos] = entry{}
+	c.bpos++
+	return e, true
 }
 
 // advance fires, in order, every timer due at or before target (or, with
@@ -289,33 +399,56 @@ func (c *Clock) advance(target int64, step bool) (n int, ok bool) {
 		}
 	}
 	for {
-		for c.bpos < len(c.batch) {
-			e := c.batch[c.bpos]
-			c.batch[c.bpos] = entry{}
-			c.bpos++
-			fired, f := c.fire(e)
-			if !fired {
-				continue
+		e, more := c.take(target)
+		if !more {
+			if c.wnow >= target {
+				break
 			}
-			n++
-			if f != nil {
-				c.mu.Unlock()
-				locked = false
-				f() // a panic leaves the rest of the batch for the next call
-				c.mu.Lock()
-				locked = true
-			}
+			c.collectTo(target)
+			continue
 		}
-		c.batch, c.bpos = c.batch[:0], 0
-		to := max(target, c.now)
-		if err := c.w.AdvanceClockStopAtNextAlarm(time.Unix(0, to), c.collect); err != nil {
-			panic(err) // unreachable: 0 <= to <= maxOffset
+		c.now = e.at
+		fired, f := c.fire(e)
+		if !fired {
+			continue
 		}
-		if len(c.batch) == 0 {
-			c.now = to
-			return n, true
+		n++
+		if f != nil {
+			c.mu.Unlock()
+			locked = false
+			f() // a panic leaves the rest for the next call
+			c.mu.Lock()
+			locked = true
 		}
-		c.now = c.batch[0].t.at
+	}
+	c.now = max(c.now, target)
+	return n, true
+}
+
+// defaultChunk is how many alarms an advance takes from the wheel at a time,
+// so that the batch stays small however many timers an advance fires.
+const defaultChunk = 256
+
+// collectTo takes the next alarms due up to target from the wheel into the
+// batch, in order, and moves wnow to just before the first alarm it left.
+func (c *Clock) collectTo(target int64) {
+	from := len(c.batch)
+	_, done, err := c.w.AdvanceClockLimit(time.Unix(0, target), c.chunk, c.collect)
+	if err != nil {
+		panic(err) // unreachable: 0 <= target <= maxOffset, chunk > 0
+	}
+	if done {
+		c.w.FirePastAlarms(c.collect) // the alarms at target itself
+		c.wnow = target
+	} else {
+		// The wheel stopped at the start of an interval whose alarms it
+		// has not taken.
+		c.wnow = max(c.wnow, c.w.Now().UnixNano()-1)
+	}
+	if !c.sorted {
+		// A coarse wheel fires by interval, FIFO within one: a stable sort
+		// by time gives (time, scheduling) order.
+		slices.SortStableFunc(c.batch[from:], func(a, b entry) int { return cmp.Compare(a.at, b.at) })
 	}
 }
 
@@ -324,7 +457,7 @@ func (c *Clock) advance(target int64, step bool) (n int, ok bool) {
 func (c *Clock) collectAlarm(a alarm.Alarm) {
 	t, _ := c.w.AlarmValue(a)
 	t.state = stateDue
-	c.batch = append(c.batch, entry{t, t.seq})
+	c.batch = append(c.batch, entry{t: t, seq: t.seq, at: t.at})
 }
 
 // fire fires a batch entry under mu: it sends a channel timer's value, re-arms
@@ -332,7 +465,7 @@ func (c *Clock) collectAlarm(a alarm.Alarm) {
 // It reports false for a stale entry.
 func (c *Clock) fire(e entry) (bool, func()) {
 	t := e.t
-	if t.state != stateDue || t.seq != e.seq {
+	if !e.live() {
 		return false, nil
 	}
 	if c.trace != nil {

@@ -207,6 +207,7 @@ func TestModel(t *testing.T) {
 			opts = append(opts, WithPrecision(config.AboutOneMicrosecond))
 		}
 		c := New(t0, opts...)
+		c.chunk = rapid.SampledFrom([]int{1, 2, 3, defaultChunk}).Draw(t, "chunk")
 		r := &real{c: c, ids: map[*timer]int{}}
 		m := &model{}
 		c.trace = func(tm *timer) {

@@ -12,7 +12,7 @@ import (
 const (
 	stateIdle    uint8 = iota // not scheduled: new, fired or stopped
 	statePending              // in the wheel
-	stateDue                  // taken from the wheel, waiting in the batch
+	stateDue                  // in the batch or the early heap
 	stateParked               // beyond the clock's reach: never fires
 )
 
@@ -30,13 +30,20 @@ type timer struct {
 	waiter bool // counts in Waiters while not idle
 }
 
-// arm schedules t, which must be out of the wheel, at offset at. On error
+// arm schedules t, which must be out of the wheel, at offset at: in the
+// wheel, or in the early heap when the wheel's clock has passed at. On error
 // (ErrBeyondReach) t is left idle. It does not touch the waiter count.
 func (c *Clock) arm(t *timer, at int64) error {
 	t.seq++
 	t.at = at
 	if at > maxOffset {
 		t.state = stateParked
+		return nil
+	}
+	if at <= c.wnow {
+		c.ord++
+		t.state = stateDue
+		c.early.push(entry{t: t, seq: t.seq, at: at, ord: c.ord})
 		return nil
 	}
 	a, err := c.w.Add(time.Unix(0, at), t)

@@ -1,0 +1,201 @@
+package simclock
+
+import (
+	"container/heap"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+)
+
+// heapClock is the baseline: the same AfterFunc/Stop/Advance semantics (time
+// order, FIFO ties, callbacks unlocked on the advancing goroutine, each seeing
+// its own time) on container/heap, the way Go simulators usually do it.
+type heapClock struct {
+	mu  sync.Mutex
+	now int64
+	seq int64
+	h   heapTimers
+}
+
+type heapTimer struct {
+	at, seq int64
+	index   int
+	f       func()
+}
+
+type heapTimers []*heapTimer
+
+func (h heapTimers) Len() int { return len(h) }
+func (h heapTimers) Less(i, j int) bool {
+	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].seq < h[j].seq
+}
+func (h heapTimers) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].index = i; h[j].index = j }
+func (h *heapTimers) Push(x any)   { t := x.(*heapTimer); t.index = len(*h); *h = append(*h, t) }
+func (h *heapTimers) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	t.index = -1
+	return t
+}
+
+func (c *heapClock) AfterFunc(d time.Duration, f func()) *heapTimer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seq++
+	t := &heapTimer{at: c.now + max(int64(d), 0), seq: c.seq, f: f}
+	heap.Push(&c.h, t)
+	return t
+}
+
+func (c *heapClock) Stop(t *heapTimer) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t.index < 0 {
+		return false
+	}
+	heap.Remove(&c.h, t.index)
+	return true
+}
+
+func (c *heapClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	target := c.now + int64(d)
+	for len(c.h) > 0 && c.h[0].at <= target {
+		t := heap.Pop(&c.h).(*heapTimer)
+		c.now = t.at
+		c.mu.Unlock()
+		t.f()
+		c.mu.Lock()
+	}
+	c.now = target
+	c.mu.Unlock()
+}
+
+// delays returns n random delays below one simulated second, the same for
+// every run.
+func delays(n int) []time.Duration {
+	r := rand.New(rand.NewPCG(uint64(n), 7))
+	ds := make([]time.Duration, n)
+	for i := range ds {
+		ds[i] = time.Duration(r.Int64N(int64(time.Second)))
+	}
+	return ds
+}
+
+// BenchmarkAfterFuncAdvance schedules n AfterFunc timers at random delays
+// and advances past all of them, on simclock and on the heap baseline. The
+// ns/timer metric is the cost of one timer: schedule plus fire.
+func BenchmarkAfterFuncAdvance(b *testing.B) {
+	for _, n := range []int{1_000, 100_000, 1_000_000} {
+		ds := delays(n)
+		fired := 0
+		f := func() { fired++ }
+		b.Run(fmt.Sprintf("simclock/n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				c := New(t0)
+				for _, d := range ds {
+					c.AfterFunc(d, f)
+				}
+				c.Advance(time.Second)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/timer")
+		})
+		b.Run(fmt.Sprintf("heap/n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				c := &heapClock{}
+				for _, d := range ds {
+					c.AfterFunc(d, f)
+				}
+				c.Advance(time.Second)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/timer")
+		})
+		if fired%n != 0 {
+			b.Fatalf("%d fires, not a multiple of %d", fired, n)
+		}
+	}
+}
+
+// BenchmarkStopBeforeFire: the timeout pattern, where most timers are stopped
+// before they fire: n timers scheduled, all stopped, then an advance.
+func BenchmarkStopBeforeFire(b *testing.B) {
+	const n = 100_000
+	ds := delays(n)
+	f := func() {}
+	b.Run("simclock", func(b *testing.B) {
+		b.ReportAllocs()
+		ts := make([]Timer, n)
+		for range b.N {
+			c := New(t0)
+			for i, d := range ds {
+				ts[i] = c.AfterFunc(d, f)
+			}
+			for _, t := range ts {
+				t.Stop()
+			}
+			c.Advance(time.Second)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/timer")
+	})
+	b.Run("heap", func(b *testing.B) {
+		b.ReportAllocs()
+		ts := make([]*heapTimer, n)
+		for range b.N {
+			c := &heapClock{}
+			for i, d := range ds {
+				ts[i] = c.AfterFunc(d, f)
+			}
+			for _, t := range ts {
+				c.Stop(t)
+			}
+			c.Advance(time.Second)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/timer")
+	})
+}
+
+// BenchmarkSteadyState: a clock holding n timers, where each fire schedules
+// the next one (a simulation in steady state); ns/op is one fire plus one
+// schedule.
+func BenchmarkSteadyState(b *testing.B) {
+	for _, n := range []int{1_000, 1_000_000} {
+		ds := delays(n)
+		b.Run(fmt.Sprintf("simclock/n=%d", n), func(b *testing.B) {
+			c := New(t0)
+			i := 0
+			var f func()
+			f = func() { i++; c.AfterFunc(ds[i%n], f) }
+			for _, d := range ds {
+				c.AfterFunc(d, f)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				c.Step()
+			}
+		})
+		b.Run(fmt.Sprintf("heap/n=%d", n), func(b *testing.B) {
+			c := &heapClock{}
+			i := 0
+			var f func()
+			f = func() { i++; c.AfterFunc(ds[i%n], f) }
+			for _, d := range ds {
+				c.AfterFunc(d, f)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				c.mu.Lock()
+				next := c.h[0].at - c.now
+				c.mu.Unlock()
+				c.Advance(time.Duration(next))
+			}
+		})
+	}
+}
