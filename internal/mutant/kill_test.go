@@ -60,7 +60,7 @@ func childArgs() []string {
 	if seed == "" {
 		seed = "1"
 	}
-	return []string{"-test.count=1", "-test.v", "-test.timeout=100s", "-rapid.checks=100",
+	return []string{"-test.count=1", "-test.v", "-test.timeout=60s", "-rapid.checks=100",
 		"-rapid.seed=" + seed, "-rapid.nofailfile", "-rapid.shrinktime=1s"}
 }
 
@@ -74,12 +74,15 @@ type outcome struct {
 	err     error
 }
 
-var failRE = regexp.MustCompile(`(?m)^\s*--- FAIL: (TestKill\w+)`)
+var (
+	failRE    = regexp.MustCompile(`(?m)^\s*--- FAIL: (TestKill\w+)`)
+	runningRE = regexp.MustCompile(`(?m)^\s+(TestKill\w+) \(`)
+)
 
 // runChild re-executes this test binary with TW_MUTANT=name and only the
 // given killers.
 func runChild(name string, ks []string) outcome {
-	ctx, cancel := context.WithTimeout(context.Background(), 110*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 70*time.Second)
 	defer cancel()
 	args := append([]string{"-test.run=^(" + strings.Join(ks, "|") + ")$"}, childArgs()...)
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
@@ -93,6 +96,17 @@ func runChild(name string, ks []string) outcome {
 		}
 	}
 	o.hung = ctx.Err() != nil || strings.Contains(o.output, "panic: test timed out")
+	if o.hung {
+		// A killer that never returns caught the mutant too (an endless
+		// loop): the timeout lists the tests still running.
+		if i := strings.Index(o.output, "running tests:"); i >= 0 {
+			for _, m := range runningRE.FindAllStringSubmatch(o.output[i:], -1) {
+				if !slices.Contains(o.failed, m[1]) {
+					o.failed = append(o.failed, m[1])
+				}
+			}
+		}
+	}
 	return o
 }
 

@@ -8,7 +8,7 @@ import (
 
 // TestSmallWorlds is the shallow run of the default test: every world, every
 // sequence of up to 3 operations (TW_EXHAUSTIVE_DEPTH overrides it; the deep
-// run in docs/invariants.md uses 6).
+// run in docs/invariants.md uses 6, with -timeout 30m).
 func TestSmallWorlds(t *testing.T) {
 	o := Options{Depth: 3, MaxLive: 3}
 	if s := os.Getenv("TW_EXHAUSTIVE_DEPTH"); s != "" {
