@@ -19,6 +19,8 @@
 //	-impl     wheel|heap2|heap4: the implementation measured (default wheel)
 //	-compare  also run heap4 on each workload, interleaved, for the ratio column
 //	-reps     repetitions of each run; the medians are reported
+//	-clock    wall (default, as workloads.md) or thread (the thread's CPU
+//	          time: steadier on a busy machine, for A/B comparisons)
 //	-check    check the invariants during the runs (slow; timings meaningless)
 //	-cpuprofile, -memprofile  write pprof profiles (the comparison runs are
 //	          then off unless -compare is given explicitly); the CPU samples
@@ -67,6 +69,7 @@ type options struct {
 	compare   bool
 	reps      int
 	check     bool
+	clock     string
 	cpuprof   string
 	memprof   string
 }
@@ -85,6 +88,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	compare := fs.Bool("compare", true, "also run heap4 on each workload (interleaved) for the ratio column")
 	reps := fs.Int("reps", 1, "repetitions of each run, interleaved with the comparison runs; medians are reported")
 	check := fs.Bool("check", false, "check invariants during the runs (slow: timings are meaningless)")
+	clock := fs.String("clock", "wall", "wall: the monotonic clock (workloads.md); thread: this thread's CPU time, steadier on a busy machine (for A/B runs)")
 	cpuprof := fs.String("cpuprofile", "", "write a CPU profile of the measured implementation's runs to this file")
 	memprof := fs.String("memprofile", "", "write a heap profile at the end to this file")
 	if err := fs.Parse(args); err != nil {
@@ -93,7 +97,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	o := options{impl: *impl, compare: *compare, reps: *reps, check: *check, cpuprof: *cpuprof, memprof: *memprof}
+	o := options{impl: *impl, compare: *compare, reps: *reps, check: *check, clock: *clock, cpuprof: *cpuprof, memprof: *memprof}
+	if o.clock != "wall" && o.clock != "thread" {
+		return o, fmt.Errorf("-clock %q: want wall or thread", o.clock)
+	}
 	switch o.impl {
 	case "wheel", "heap2", "heap4":
 	default:
@@ -251,6 +258,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.clock == "thread" {
+		if _, ok := threadCPU(); !ok {
+			return errors.New("-clock thread: no thread CPU clock on this system")
+		}
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		saved := workload.Now
+		workload.Now = func() time.Duration { d, _ := threadCPU(); return d }
+		defer func() { workload.Now = saved }()
+	}
 	if isTerminal(stderr) {
 		workload.Progress = newBar(stderr).update
 		defer func() { workload.Progress = nil }()
@@ -281,8 +298,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		defer func() { workload.Timed = nil }()
 	}
-	fmt.Fprintf(stdout, "# twsim: impl=%s compare=%v reps=%d check=%v %s %s/%s GOMAXPROCS=%d cpus=%d\n",
-		o.impl, o.compare, o.reps, o.check, runtime.Version(), runtime.GOOS, runtime.GOARCH,
+	fmt.Fprintf(stdout, "# twsim: impl=%s compare=%v reps=%d check=%v clock=%s %s %s/%s GOMAXPROCS=%d cpus=%d\n",
+		o.impl, o.compare, o.reps, o.check, o.clock, runtime.Version(), runtime.GOOS, runtime.GOARCH,
 		runtime.GOMAXPROCS(0), runtime.NumCPU())
 	var rows []row
 	var failed error
