@@ -5,8 +5,12 @@ go 1.25
 replace github.com/gotimingwheel/timingwheel => ../
 
 require (
+	github.com/benbjohnson/clock v1.3.5
+	github.com/coder/quartz v0.3.1
 	github.com/gotimingwheel/timingwheel v0.0.0-00010101000000-000000000000
+	github.com/jonboulle/clockwork v0.5.0
 	gonum.org/v1/plot v0.17.0
+	k8s.io/utils v0.0.0-20250604170112-4c0f3b243397
 )
 
 require (

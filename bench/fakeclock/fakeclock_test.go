@@ -1,0 +1,330 @@
+package fakeclock
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+var tableOut = flag.String("fakeclock.table", "", "run the side-by-side measurements and write the Markdown table to this file (and the chart beside it, .svg)")
+
+// checkRun checks that order is a permutation of the delays' indices.
+func checkRun(t testing.TB, name string, n int, order []int) {
+	t.Helper()
+	if len(order) != n {
+		t.Fatalf("%s: %d callbacks ran, want %d", name, len(order), n)
+	}
+	seen := make([]bool, n)
+	for _, i := range order {
+		if i < 0 || i >= n || seen[i] {
+			t.Fatalf("%s: callback %d ran twice or is unknown", name, i)
+		}
+		seen[i] = true
+	}
+}
+
+// TestEveryCallbackRuns runs every driver on a small workload: each must run
+// every callback exactly once; simclock must run them in time order, FIFO at
+// equal times. The others' order is only reported.
+func TestEveryCallbackRuns(t *testing.T) {
+	for _, d := range Drivers {
+		for _, tied := range []bool{false, true} {
+			ds := Delays(100, 1)
+			if tied {
+				ds = TiedDelays(100, 1)
+			}
+			order, err := d.Run(t, ds)
+			if err != nil {
+				t.Fatalf("%s: %v", d.Name, err)
+			}
+			checkRun(t, d.Name, len(ds), order)
+			inOrder, fifo := InTimeOrder(ds, order), FIFOAtTies(ds, order)
+			t.Logf("%s (ties %v): time order %v, FIFO at ties %v", d.Name, tied, inOrder, fifo)
+			if d.Name == "simclock" && (!inOrder || !fifo) {
+				t.Fatalf("simclock: time order %v, FIFO at ties %v; want both", inOrder, fifo)
+			}
+		}
+	}
+}
+
+func TestOrderChecks(t *testing.T) {
+	ds := []time.Duration{3, 1, 3, 2}
+	for _, c := range []struct {
+		order         []int
+		inOrder, fifo bool
+	}{
+		{[]int{1, 3, 0, 2}, true, true},
+		{[]int{1, 3, 2, 0}, true, false},
+		{[]int{3, 1, 0, 2}, false, true},
+	} {
+		if InTimeOrder(ds, c.order) != c.inOrder || FIFOAtTies(ds, c.order) != c.fifo {
+			t.Errorf("order %v: InTimeOrder %v, FIFOAtTies %v; want %v, %v",
+				c.order, InTimeOrder(ds, c.order), FIFOAtTies(ds, c.order), c.inOrder, c.fifo)
+		}
+	}
+}
+
+// BenchmarkAfterFunc: N AfterFunc timers scheduled, advanced past, every
+// callback awaited, per clock (testing/synctest needs a *testing.T and is
+// measured by TestTable only). Sizes where a clock takes seconds per run are
+// left out.
+func BenchmarkAfterFunc(b *testing.B) {
+	limit := map[string]int{"clockwork": 10_000, "quartz": 10_000, "benbjohnson/clock": 100}
+	for _, n := range []int{100, 1_000, 10_000, 100_000} {
+		ds := Delays(n, 1)
+		for _, d := range Drivers {
+			if d.Name == "testing/synctest" || limit[d.Name] > 0 && n > limit[d.Name] {
+				continue
+			}
+			b.Run(fmt.Sprintf("%s/n=%d", strings.ReplaceAll(d.Name, " ", "_"), n), func(b *testing.B) {
+				for range b.N {
+					order, err := d.Run(b, ds)
+					if err != nil {
+						b.Fatal(err)
+					}
+					checkRun(b, d.Name, n, order)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/timer")
+			})
+		}
+	}
+}
+
+// cell is one measurement: the median real time of the runs, or why there
+// is none.
+type cell struct {
+	ns      float64
+	inOrder bool
+	why     string
+}
+
+// budget is the longest single run TestTable starts: a size whose predicted
+// time is longer is skipped.
+const budget = 30 * time.Second
+
+// TestTable measures every driver at N = 1e2 .. 1e5 and writes the table and
+// chart. It runs only with -fakeclock.table.
+func TestTable(t *testing.T) {
+	if *tableOut == "" {
+		t.Skip("run with -fakeclock.table FILE to measure")
+	}
+	sizes := []int{100, 1_000, 10_000, 100_000}
+	cells := map[string][]cell{}
+	for _, d := range Drivers {
+		var prev, prevPrev float64
+		for _, n := range sizes {
+			ds := Delays(n, 1)
+			var c cell
+			switch {
+			case d.MaxN > 0 && n > d.MaxN:
+				c.why = "capped"
+			case prev > 0 && predict(prev, prevPrev) > float64(budget):
+				c.why = fmt.Sprintf("skipped (est. %s)", fmtDur(predict(prev, prevPrev)))
+			default:
+				c = measure(t, d, ds, prev)
+				prevPrev, prev = prev, c.ns
+			}
+			t.Logf("%s n=%d: %s in order %v %s", d.Name, n, fmtDur(c.ns), c.inOrder, c.why)
+			cells[d.Name] = append(cells[d.Name], c)
+			if c.why != "" {
+				prev = math.Inf(1)
+			}
+		}
+	}
+	ties := map[string]string{}
+	for _, d := range Drivers {
+		ties[d.Name] = tieCheck(t, d)
+	}
+	md := table(sizes, cells, ties)
+	if err := os.WriteFile(*tableOut, md, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	svg := strings.TrimSuffix(*tableOut, filepath.Ext(*tableOut)) + ".svg"
+	if err := chart(sizes, cells, svg); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s and %s", *tableOut, svg)
+}
+
+// predict estimates the next size's time (10 times more timers) from the
+// last two: at least linear growth, and the observed growth if faster.
+func predict(prev, prevPrev float64) float64 {
+	g := 10.0
+	if prevPrev > 0 && prev/prevPrev > g {
+		g = prev / prevPrev
+	}
+	return prev * g
+}
+
+// measure runs d on ds: five times for runs under 50 ms, three under 1 s,
+// once otherwise; the median counts. Time order must hold in every run to
+// count as in order.
+func measure(t *testing.T, d Driver, ds []time.Duration, prev float64) cell {
+	reps := 5
+	switch {
+	case prev*10 > float64(time.Second):
+		reps = 1
+	case prev*10 > float64(50*time.Millisecond):
+		reps = 3
+	}
+	var times []float64
+	c := cell{inOrder: true}
+	for range reps {
+		runtime.GC()
+		start := time.Now()
+		order, err := d.Run(t, ds)
+		el := time.Since(start)
+		if err != nil {
+			return cell{why: err.Error()}
+		}
+		checkRun(t, d.Name, len(ds), order)
+		c.inOrder = c.inOrder && InTimeOrder(ds, order)
+		times = append(times, float64(el))
+	}
+	slices.Sort(times)
+	c.ns = times[len(times)/2]
+	return c
+}
+
+// tieCheck runs 1000 timers on ten distinct times five times and says how
+// often the callbacks ran in time order and FIFO at equal times.
+func tieCheck(t *testing.T, d Driver) string {
+	const runs = 5
+	inOrder, fifo := 0, 0
+	for r := range runs {
+		ds := TiedDelays(1000, uint64(r))
+		order, err := d.Run(t, ds)
+		if err != nil {
+			return err.Error()
+		}
+		checkRun(t, d.Name, len(ds), order)
+		if InTimeOrder(ds, order) {
+			inOrder++
+		}
+		if FIFOAtTies(ds, order) {
+			fifo++
+		}
+	}
+	return fmt.Sprintf("%s | %s", frac(inOrder, runs), frac(fifo, runs))
+}
+
+func frac(k, n int) string {
+	if k == n {
+		return fmt.Sprintf("yes (%d/%d runs)", k, n)
+	}
+	return fmt.Sprintf("**no** (%d/%d runs)", k, n)
+}
+
+func fmtDur(ns float64) string {
+	switch d := time.Duration(ns); {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.0f µs", ns/1e3)
+	case d < time.Second:
+		return fmt.Sprintf("%.1f ms", ns/1e6)
+	default:
+		return fmt.Sprintf("%.1f s", ns/1e9)
+	}
+}
+
+func table(sizes []int, cells map[string][]cell, ties map[string]string) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# simclock against other fake clocks\n\n")
+	fmt.Fprintf(&b, "Generated by `cd bench && go test ./fakeclock -run TestTable -fakeclock.table ../docs/perf-simclock.md -timeout 1h`\n")
+	fmt.Fprintf(&b, "(%s, %s/%s, %d CPUs; a shared machine, so expect noise of tens of percent).\n\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	fmt.Fprintf(&b, "The workload: schedule N AfterFunc timers at delays drawn uniformly from [1 ns, 1 s), advance the clock past the last one, and wait until every callback has run. ")
+	fmt.Fprintf(&b, "Each cell is the median real time of one run (of 5, 3 or 1 runs, fewer for slow cells), then the ratio to simclock. ")
+	fmt.Fprintf(&b, "A run predicted to take more than %v is skipped; benbjohnson/clock sleeps 1 ms of real time per timer it fires, so it is capped at N = 1e3.\n\n", budget)
+	fmt.Fprintf(&b, "| clock |")
+	for _, n := range sizes {
+		fmt.Fprintf(&b, " N = %d |", n)
+	}
+	fmt.Fprintf(&b, "\n|---|")
+	for range sizes {
+		fmt.Fprintf(&b, "---:|")
+	}
+	fmt.Fprintln(&b)
+	base := cells[Drivers[0].Name]
+	for _, d := range Drivers {
+		fmt.Fprintf(&b, "| %s |", d.Name)
+		for i, c := range cells[d.Name] {
+			switch {
+			case c.why != "":
+				fmt.Fprintf(&b, " %s |", c.why)
+			case d.Name == Drivers[0].Name:
+				fmt.Fprintf(&b, " %s |", fmtDur(c.ns))
+			default:
+				fmt.Fprintf(&b, " %s (%.1f×) |", fmtDur(c.ns), c.ns/base[i].ns)
+			}
+		}
+		fmt.Fprintln(&b)
+	}
+	fmt.Fprintf(&b, "\n![time per run against N, log-log](perf-simclock.svg)\n\n")
+	fmt.Fprintf(&b, "## Fire order\n\n")
+	fmt.Fprintf(&b, "\"Time order, random delays\": in every measured run above, callbacks ran in ascending order of their timers' times. ")
+	fmt.Fprintf(&b, "The tie check runs 1000 timers on only ten distinct times (1 ms .. 10 ms), five times: are they in time order, and at equal times in the order they were scheduled (FIFO)?\n\n")
+	fmt.Fprintf(&b, "| clock | time order, random delays | time order, ties | FIFO at equal times | how the run is driven |\n|---|---|---|---|---|\n")
+	for _, d := range Drivers {
+		all := true
+		for _, c := range cells[d.Name] {
+			if c.why == "" && !c.inOrder {
+				all = false
+			}
+		}
+		ord := "yes"
+		if !all {
+			ord = "**no**"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", d.Name, ord, ties[d.Name], d.Note)
+	}
+	return b.Bytes()
+}
+
+func chart(sizes []int, cells map[string][]cell, path string) error {
+	p := plot.New()
+	p.Title.Text = "N AfterFunc timers: schedule, advance past all, wait for every callback"
+	p.X.Label.Text = "N timers"
+	p.Y.Label.Text = "real time per run (s)"
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.Legend.Top, p.Legend.Left = true, true
+	palette := []color.RGBA{
+		{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, {R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
+		{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, {R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
+		{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, {R: 0x8c, G: 0x56, B: 0x4b, A: 0xff},
+	}
+	for k, d := range Drivers {
+		var pts plotter.XYs
+		for i, c := range cells[d.Name] {
+			if c.why == "" {
+				pts = append(pts, plotter.XY{X: float64(sizes[i]), Y: c.ns / 1e9})
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		l, s, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return err
+		}
+		l.Color, s.Color = palette[k%len(palette)], palette[k%len(palette)]
+		l.Width = vg.Points(1.5)
+		s.Shape = draw.CircleGlyph{}
+		p.Add(l, s)
+		p.Legend.Add(d.Name, l, s)
+	}
+	return p.Save(8*vg.Inch, 5*vg.Inch, path)
+}
