@@ -119,9 +119,11 @@ func WithOverflow() Option {
 // every pending timer is in exactly one place: the wheel (at > wnow), the
 // batch or the early heap (at <= wnow), or parked (beyond the reach).
 type Clock struct {
-	adv     sync.Mutex // held by the goroutine that drives the clock
-	mu      sync.Mutex // guards everything below
-	w       *timingwheel.Wheel[*timer]
+	adv     sync.Mutex                 // held by the goroutine that drives the clock
+	mu      sync.Mutex                 // guards everything below
+	w       *timingwheel.Wheel[uint32] // values index slots
+	slots   []*timer                   // the timers in the wheel
+	free    []uint32                   // free indices of slots
 	origin  time.Time
 	now     int64   // ns after origin
 	wnow    int64   // the wheel's clock, >= now
@@ -206,7 +208,7 @@ func New(start time.Time, opts ...Option) *Clock {
 	if err != nil {
 		panic(fmt.Errorf("%w: %w", ErrInvalidOption, err))
 	}
-	w, err := timingwheel.New[*timer](cfg, time.Unix(0, 0))
+	w, err := timingwheel.New[uint32](cfg, time.Unix(0, 0))
 	if err != nil {
 		panic(fmt.Errorf("%w: %w", ErrInvalidOption, err)) // unreachable: cfg is valid
 	}
@@ -335,6 +337,10 @@ func (c *Clock) nextLocked() (int64, bool) {
 	if ok {
 		return at, true
 	}
+	if c.sorted {
+		// 1 ns precision: the interval number is the time, and cached.
+		return c.w.MinAlarmIntervalNum()
+	}
 	if t, ok := c.w.MinAlarmTimeInMinInterval(); ok {
 		return t.UnixNano(), true
 	}
@@ -433,14 +439,26 @@ const defaultChunk = 256
 // batch, in order, and moves wnow to just before the first alarm it left.
 func (c *Clock) collectTo(target int64) {
 	from := len(c.batch)
-	_, done, err := c.w.AdvanceClockLimit(time.Unix(0, target), c.chunk, c.collect)
-	if err != nil {
-		panic(err) // unreachable: 0 <= target <= maxOffset, chunk > 0
+	// With 1 ns precision, advancing the wheel to target+1 takes exactly the
+	// alarms at or before target. Otherwise the wheel goes to target and
+	// FirePastAlarms takes the alarms of target's interval up to target; it
+	// scans that interval's slot on every level, which the first way avoids.
+	exact := c.sorted && target < maxOffset
+	to := target
+	if exact {
+		to++
 	}
-	if done {
+	_, done, err := c.w.AdvanceClockLimit(time.Unix(0, to), c.chunk, c.collect)
+	if err != nil {
+		panic(err) // unreachable: 0 <= to <= maxOffset, c.chunk > 0
+	}
+	switch {
+	case done && exact:
+		c.wnow = target
+	case done:
 		c.w.FirePastAlarms(c.collect) // the alarms at target itself
 		c.wnow = target
-	} else {
+	default:
 		// The wheel stopped at the start of an interval whose alarms it
 		// has not taken.
 		c.wnow = max(c.wnow, c.w.Now().UnixNano()-1)
@@ -452,10 +470,33 @@ func (c *Clock) collectTo(target int64) {
 	}
 }
 
+// The wheel holds slot indices rather than *timer, so that its records hold
+// no pointers: growing them is a plain copy and the garbage collector never
+// scans them.
+
+// allocSlot puts t in a free slot and returns its index.
+func (c *Clock) allocSlot(t *timer) uint32 {
+	if n := len(c.free); n > 0 {
+		i := c.free[n-1]
+		c.free = c.free[:n-1]
+		c.slots[i] = t
+		return i
+	}
+	c.slots = append(c.slots, t)
+	return uint32(len(c.slots) - 1)
+}
+
+func (c *Clock) freeSlot(i uint32) {
+	c.slots[i] = nil
+	c.free = append(c.free, i)
+}
+
 // collectAlarm is the wheel's handler: it moves a fired alarm's timer to the
 // batch. It runs under mu and calls no user code.
 func (c *Clock) collectAlarm(a alarm.Alarm) {
-	t, _ := c.w.AlarmValue(a)
+	i, _ := c.w.AlarmValue(a)
+	t := c.slots[i]
+	c.freeSlot(i)
 	t.state = stateDue
 	c.batch = append(c.batch, entry{t: t, seq: t.seq, at: t.at})
 }

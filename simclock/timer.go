@@ -24,7 +24,8 @@ type timer struct {
 	ch     chan time.Time // capacity 1; values are sent and drained under c.mu
 	period time.Duration
 	a      alarm.Alarm
-	at     int64 // ns after the clock's start
+	slot   uint32 // index in the clock's slots while pending
+	at     int64  // ns after the clock's start
 	seq    uint64
 	state  uint8
 	waiter bool // counts in Waiters while not idle
@@ -46,12 +47,14 @@ func (c *Clock) arm(t *timer, at int64) error {
 		c.early.push(entry{t: t, seq: t.seq, at: at, ord: c.ord})
 		return nil
 	}
-	a, err := c.w.Add(time.Unix(0, at), t)
+	slot := c.allocSlot(t)
+	a, err := c.w.Add(time.Unix(0, at), slot)
 	if err != nil {
+		c.freeSlot(slot)
 		t.state = stateIdle
 		return fmt.Errorf("%w at %v (use WithOverflow): %w", ErrBeyondReach, c.timeOf(at), err)
 	}
-	t.a = a
+	t.a, t.slot = a, slot
 	t.state = statePending
 	return nil
 }
@@ -85,6 +88,7 @@ func (c *Clock) stop(t *timer) bool {
 		if err := c.w.Remove(t.a); err != nil {
 			panic(err) // unreachable: a pending timer's alarm is in the wheel
 		}
+		c.freeSlot(t.slot)
 	}
 	c.setIdle(t)
 	return true

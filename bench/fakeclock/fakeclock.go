@@ -7,7 +7,7 @@
 //
 // The measurements and the table are in fakeclock_test.go:
 //
-//	cd bench && go test ./fakeclock -run TestTable -fakeclock.table ../docs/perf-simclock.md
+//	cd bench && go test ./fakeclock -run TestTable -fakeclock.table ../../docs/perf-simclock.md
 //	cd bench && go test ./fakeclock -run '^$' -bench .
 package fakeclock
 
