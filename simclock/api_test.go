@@ -361,3 +361,21 @@ func TestRealClock(t *testing.T) {
 		t.Fatalf("real WithTimeout: %v", ctx.Err())
 	}
 }
+
+// TestEarlyHeapStaysSmall: resetting a due timer again and again without
+// advancing leaves stale entries behind, which must not pile up.
+func TestEarlyHeapStaysSmall(t *testing.T) {
+	c := New(t0)
+	n := 0
+	tm := c.AfterFunc(0, func() { n++ })
+	for range 10_000 {
+		tm.Reset(0)
+	}
+	if len(c.early) > 200 {
+		t.Fatalf("early heap holds %d entries for one timer", len(c.early))
+	}
+	c.Advance(0)
+	if n != 1 {
+		t.Fatalf("the timer ran %d times, want once", n)
+	}
+}

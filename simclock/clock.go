@@ -119,24 +119,25 @@ func WithOverflow() Option {
 // every pending timer is in exactly one place: the wheel (at > wnow), the
 // batch or the early heap (at <= wnow), or parked (beyond the reach).
 type Clock struct {
-	adv     sync.Mutex                 // held by the goroutine that drives the clock
-	mu      sync.Mutex                 // guards everything below
-	w       *timingwheel.Wheel[uint32] // values index slots
-	slots   []*timer                   // the timers in the wheel
-	free    []uint32                   // free indices of slots
-	origin  time.Time
-	now     int64   // ns after origin
-	wnow    int64   // the wheel's clock, >= now
-	batch   []entry // taken from the wheel, in (at, scheduling) order
-	bpos    int
-	early   earlyHeap // scheduled at or before wnow, by (at, ord)
-	ord     uint64    // scheduling counter for the early heap
-	sorted  bool      // 1 ns precision: the wheel fires in time order
-	chunk   int       // defaultChunk; tests make it small
-	waiters int
-	waitCh  chan struct{} // closed when waiters changes
-	collect func(alarm.Alarm)
-	trace   func(*timer) // tests: called at each fire, under mu
+	adv       sync.Mutex                 // held by the goroutine that drives the clock
+	mu        sync.Mutex                 // guards everything below
+	w         *timingwheel.Wheel[uint32] // values index slots
+	slots     []*timer                   // the timers in the wheel
+	free      []uint32                   // free indices of slots
+	origin    time.Time
+	now       int64   // ns after origin
+	wnow      int64   // the wheel's clock, >= now
+	batch     []entry // taken from the wheel, in (at, scheduling) order
+	bpos      int
+	early     earlyHeap // scheduled at or before wnow, by (at, ord)
+	ord       uint64    // scheduling counter for the early heap
+	earlyKept int       // live entries at the last compaction
+	sorted    bool      // 1 ns precision: the wheel fires in time order
+	chunk     int       // defaultChunk; tests make it small
+	waiters   int
+	waitCh    chan struct{} // closed when waiters changes
+	collect   func(alarm.Alarm)
+	trace     func(*timer) // tests: called at each fire, under mu
 }
 
 // entry is a due timer in the batch or the early heap; it fires only if the
@@ -150,6 +151,26 @@ type entry struct {
 }
 
 func (e entry) live() bool { return e.t.state == stateDue && e.t.seq == e.seq }
+
+// compactEarly drops the stale entries that Stop and Reset leave in the early
+// heap, so that it stays within twice its live entries.
+func (c *Clock) compactEarly() {
+	live := c.early[:0]
+	for _, e := range c.early {
+		if e.live() {
+			live = append(live, e)
+		}
+	}
+	clear(c.early[len(live):])
+	c.early = live
+	slices.SortFunc(c.early, func(a, b entry) int { // sorted is a heap
+		if a.at != b.at {
+			return cmp.Compare(a.at, b.at)
+		}
+		return cmp.Compare(a.ord, b.ord)
+	})
+	c.earlyKept = len(c.early)
+}
 
 // earlyHeap is a binary min-heap of entries by (at, ord).
 type earlyHeap []entry

@@ -45,6 +45,9 @@ func (c *Clock) arm(t *timer, at int64) error {
 		c.ord++
 		t.state = stateDue
 		c.early.push(entry{t: t, seq: t.seq, at: at, ord: c.ord})
+		if n := len(c.early); n >= 64 && n > 2*c.earlyKept {
+			c.compactEarly()
+		}
 		return nil
 	}
 	slot := c.allocSlot(t)
