@@ -630,7 +630,7 @@ func (q *Queue[T]) CollectTo(key int64, limit int) int64 {
 		if !ok || k >= key {
 			break
 		}
-		if limit > 0 && n >= limit {
+		if limit > 0 && n >= limit && !(mutant.Is(mutant.LimitOneMore) && n == limit) {
 			key = k
 			break
 		}

@@ -46,6 +46,7 @@ var plan = map[string][]string{
 	mutant.ShrinkForwardLost: {"TestKillInvariantOnly", "TestKillExhaustive"},
 	mutant.ClearKeepsOwner:   {"TestKillExhaustive"},
 	mutant.OverflowShort:     {"TestKillExhaustive", "TestKillOverflowReach"},
+	mutant.LimitOneMore:      {"TestKillExhaustive"},
 }
 
 // killers are every killer test, in the order of the matrix's columns.
