@@ -281,14 +281,10 @@ func (c *Clock) after(d time.Duration) int64 {
 
 // Advance moves the clock forward by d, firing every timer due on the way, in
 // order; see AdvanceTo. A d <= 0 fires only the timers already due.
+// With several goroutines advancing at once, each advance is measured from
+// the time at which it starts, after the one in progress.
 func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	target := c.after(d)
-	c.mu.Unlock()
-	if target > maxOffset {
-		panic(fmt.Errorf("%w: advance by %v from %v passes %v", ErrOutOfRange, d, c.Now(), c.timeOf(maxOffset)))
-	}
-	c.advance(target, false)
+	c.advance(0, d, modeRelative)
 }
 
 // AdvanceTo moves the clock to t, firing every timer due at or before t in
@@ -307,7 +303,7 @@ func (c *Clock) RunUntil(t time.Time) int {
 	if off > maxOffset {
 		panic(fmt.Errorf("%w: %v is past %v", ErrOutOfRange, t, c.timeOf(maxOffset)))
 	}
-	n, _ := c.advance(off, false)
+	n, _ := c.advance(off, 0, modeAbsolute)
 	return n
 }
 
@@ -316,7 +312,7 @@ func (c *Clock) RunUntil(t time.Time) int {
 // same instant. It returns false, and does nothing, when no timer is pending:
 // the discrete-event loop is `for c.Step() {}`.
 func (c *Clock) Step() bool {
-	_, ok := c.advance(0, true)
+	_, ok := c.advance(0, 0, modeStep)
 	return ok
 }
 
@@ -406,11 +402,17 @@ func (c *Clock) take(target int64) (entry, bool) {
 	return e, true
 }
 
-// advance fires, in order, every timer due at or before target (or, with
-// step, at the next instant anything is due) and leaves the clock at target.
-// It returns how many timers fired, and with step whether anything was
-// pending.
-func (c *Clock) advance(target int64, step bool) (n int, ok bool) {
+// Modes of advance.
+const (
+	modeAbsolute = iota // to target
+	modeRelative        // by d from Now()
+	modeStep            // to the next instant a timer is due
+)
+
+// advance fires, in order, every timer due at or before its target and
+// leaves the clock there. It returns how many timers fired, and in modeStep
+// whether anything was pending.
+func (c *Clock) advance(target int64, d time.Duration, mode int) (n int, ok bool) {
 	c.adv.Lock()
 	c.mu.Lock()
 	locked := true
@@ -420,9 +422,15 @@ func (c *Clock) advance(target int64, step bool) (n int, ok bool) {
 		}
 		c.adv.Unlock()
 	}()
-	if step {
+	switch mode {
+	case modeStep:
 		if target, ok = c.nextLocked(); !ok {
 			return 0, false
+		}
+	case modeRelative:
+		if target = c.after(d); target > maxOffset {
+			panic(fmt.Errorf("%w: advance by %v from %v passes %v",
+				ErrOutOfRange, d, c.timeOf(c.now), c.timeOf(maxOffset)))
 		}
 	}
 	for {
