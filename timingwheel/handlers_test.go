@@ -559,3 +559,37 @@ func TestNilHandler(t *testing.T) {
 	}
 	inv(t, w)
 }
+
+// The overdue alarms a panic leaves are ordinary members: they can be
+// rescheduled (not into the past) and then fire at their new times.
+func TestRescheduleOverdueAfterPanic(t *testing.T) {
+	w := microWheel(t)
+	l := newLedger(t, w)
+	for i := int64(0); i < 8; i++ {
+		l.add(atNs(1000 * i))
+	}
+	_ = panicsWith(func() {
+		_ = w.AdvanceClock(atNs(20_000), func(a alarm.Alarm) {
+			l.fire(a)
+			if valueOf(t, w, a) == 1 {
+				panic("boom")
+			}
+		})
+	})
+	l.done() // 2..7 overdue
+	ok(t, w.Reschedule(l.h[3], atNs(50_000)))
+	ok(t, w.Reschedule(l.h[5], w.Now()))                           // now's interval, at now
+	ok(t, w.RescheduleAtIntervalNum(l.h[6], w.NowIntervalNum()+1)) // the next interval
+	isErr(t, w.Reschedule(l.h[4], atNs(100)), timingwheel.ErrBeforeCurrentInterval, "Reschedule an overdue alarm into the past")
+	l.done()
+	ok(t, w.AdvanceClock(w.Now(), l.fire)) // the rest of the overdue
+	if want := []int{0, 1, 2, 4, 7}; !slices.Equal(l.fired, want) {
+		t.Fatalf("fired %v, want %v", l.fired, want)
+	}
+	w.FirePastAlarms(l.fire)
+	ok(t, w.AdvanceClock(atNs(60_000), l.fire))
+	if want := []int{0, 1, 2, 4, 7, 5, 6, 3}; !slices.Equal(l.fired, want) {
+		t.Fatalf("fired %v, want %v", l.fired, want)
+	}
+	l.done()
+}
