@@ -379,3 +379,42 @@ func TestEarlyHeapStaysSmall(t *testing.T) {
 		t.Fatalf("the timer ran %d times, want once", n)
 	}
 }
+
+// TestDeterministic: the same program, run twice, gives the same trace of
+// fires, callbacks scheduling more callbacks at colliding times included.
+func TestDeterministic(t *testing.T) {
+	run := func() string {
+		c := New(t0)
+		l := &log{c: c}
+		seed := uint64(1)
+		next := func() time.Duration { // a fixed LCG: the same draws each run
+			seed = seed*6364136223846793005 + 1442695040888963407
+			return time.Duration(seed>>60) * time.Millisecond
+		}
+		var spawn func(name string, depth int) func()
+		spawn = func(name string, depth int) func() {
+			return func() {
+				l.fn(name)()
+				if depth < 3 {
+					for i := range 3 {
+						c.AfterFunc(next(), spawn(fmt.Sprintf("%s.%d", name, i), depth+1))
+					}
+				}
+			}
+		}
+		for i := range 20 {
+			c.AfterFunc(next(), spawn(fmt.Sprint(i), 0))
+		}
+		c.Advance(time.Minute)
+		return l.String()
+	}
+	first := run()
+	if n := strings.Count(first, "@"); n != 20*(1+3+9+27) {
+		t.Fatalf("%d fires, want %d", n, 20*40)
+	}
+	for range 3 {
+		if again := run(); again != first {
+			t.Fatalf("traces differ:\n%s\n%s", first, again)
+		}
+	}
+}

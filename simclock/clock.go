@@ -89,15 +89,20 @@ type options struct {
 
 // WithPrecision sets the wheel's alarm precision (default
 // config.OneNanosecond). Fire order and Now() inside callbacks stay exact with
-// any precision, but timers sharing one interval are sorted by a scan when
-// they fire, so each step costs O(timers in its interval): a coarse precision
-// pays off only when timers are sparse within an interval.
+// any precision: the clock sorts the timers the wheel hands over interval by
+// interval, and Step and Next scan the current interval for its earliest
+// time. So a coarse precision costs more per timer than the default; it only
+// saves cascades between levels for timers far ahead.
 func WithPrecision(p config.AlarmPrecision) Option {
 	return func(o *options) { o.precision = p }
 }
 
 // WithLevelBits sets the wheel's level bits (default levelbits.Default(),
-// which reaches every time the clock can represent).
+// which reaches every time the clock can represent). A new clock allocates
+// each level's slots when a timer first lands there (2^bits slots of about 70
+// bytes), so tests that make many small clocks save setup time with narrower
+// levels that still sum to 62 bits, such as 8,8,8,8,8,8,8,6 (measured about
+// 2.5 times faster for 100 to 1000 timers per clock, and equal at 1e5).
 func WithLevelBits(lb levelbits.LevelBits) Option {
 	return func(o *options) { o.cfgOpts = append(o.cfgOpts, config.WithLevelBits(lb)) }
 }
@@ -110,15 +115,15 @@ func WithOverflow() Option {
 }
 
 // Clock is a simulated clock. Its methods are safe for concurrent use.
-//
-// The wheel's own clock (wnow) may run ahead of the simulated one (now): an
-// advance takes every alarm due up to its target from the wheel in one pass,
-// in order, into the batch, and then fires them one by one, moving now along.
-// A timer scheduled at or before wnow (by a callback, or at d = 0) cannot go
-// into the wheel, whose clock has passed it; it waits in the early heap. So
-// every pending timer is in exactly one place: the wheel (at > wnow), the
-// batch or the early heap (at <= wnow), or parked (beyond the reach).
 type Clock struct {
+	// The wheel's own clock (wnow) may run ahead of the simulated one (now):
+	// an advance takes the alarms due up to its target from the wheel, a
+	// chunk at a time, in order, into the batch, and then fires them one by
+	// one, moving now along. A timer scheduled at or before wnow (by a
+	// callback, or at d = 0) cannot go into the wheel, whose clock has passed
+	// it; it waits in the early heap. So every pending timer is in exactly
+	// one place: the wheel (at > wnow), the batch or the early heap
+	// (at <= wnow), or parked (beyond the reach).
 	adv       sync.Mutex                 // held by the goroutine that drives the clock
 	mu        sync.Mutex                 // guards everything below
 	w         *timingwheel.Wheel[uint32] // values index slots
