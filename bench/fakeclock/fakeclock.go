@@ -42,8 +42,10 @@ type Driver struct {
 	Note string
 	// Run schedules one AfterFunc callback per delay, advances the clock past
 	// the last, waits for every callback, and returns the indices of the
-	// delays in the order their callbacks ran.
-	Run func(tb testing.TB, delays []time.Duration) ([]int, error)
+	// delays in the order their callbacks ran. With read, each callback also
+	// reads the clock, and seen[k] is what the k-th callback to run saw, as
+	// a duration since Start.
+	Run func(tb testing.TB, delays []time.Duration, read bool) (order []int, seen []time.Duration, err error)
 }
 
 // Delays returns n delays drawn uniformly from [1 ns, 1 s), the same for
@@ -105,6 +107,8 @@ func maxDelay(ds []time.Duration) time.Duration {
 type recorder struct {
 	mu    sync.Mutex
 	order []int
+	seen  []time.Duration
+	now   func() time.Time // the clock's Now, when callbacks read it
 	all   chan struct{}
 	n     int
 }
@@ -119,8 +123,15 @@ func newRecorder(n int) *recorder {
 
 func (r *recorder) fn(i int) func() {
 	return func() {
+		var seen time.Duration
+		if r.now != nil {
+			seen = r.now().Sub(Start)
+		}
 		r.mu.Lock()
 		r.order = append(r.order, i)
+		if r.now != nil {
+			r.seen = append(r.seen, seen)
+		}
 		done := len(r.order) == r.n
 		r.mu.Unlock()
 		if done {
@@ -130,15 +141,25 @@ func (r *recorder) fn(i int) func() {
 }
 
 // wait waits for every callback, for at most limit of real time.
-func (r *recorder) wait(limit time.Duration) ([]int, error) {
+func (r *recorder) wait(limit time.Duration) ([]int, []time.Duration, error) {
+	t := time.NewTimer(limit)
+	defer t.Stop()
 	select {
 	case <-r.all:
-		return r.order, nil
-	case <-time.After(limit):
+		return r.order, r.seen, nil
+	case <-t.C:
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		return nil, fmt.Errorf("only %d of %d callbacks ran within %v", len(r.order), r.n, limit)
+		return nil, nil, fmt.Errorf("only %d of %d callbacks ran within %v", len(r.order), r.n, limit)
 	}
+}
+
+// reads returns now if read, else nil.
+func reads(read bool, now func() time.Time) func() time.Time {
+	if read {
+		return now
+	}
+	return nil
 }
 
 // waitLimit bounds every wait for callbacks in real time.
@@ -149,9 +170,10 @@ var Drivers = []Driver{
 	{
 		Name: "simclock",
 		Note: "Advance past the last timer; callbacks run on the advancing goroutine",
-		Run: func(_ testing.TB, ds []time.Duration) ([]int, error) {
+		Run: func(_ testing.TB, ds []time.Duration, read bool) ([]int, []time.Duration, error) {
 			c := simclock.New(Start)
 			r := newRecorder(len(ds))
+			r.now = reads(read, c.Now)
 			for i, d := range ds {
 				c.AfterFunc(d, r.fn(i))
 			}
@@ -162,9 +184,10 @@ var Drivers = []Driver{
 	{
 		Name: "clockwork",
 		Note: "Advance past the last timer; each callback runs in its own goroutine",
-		Run: func(_ testing.TB, ds []time.Duration) ([]int, error) {
+		Run: func(_ testing.TB, ds []time.Duration, read bool) ([]int, []time.Duration, error) {
 			c := clockwork.NewFakeClockAt(Start)
 			r := newRecorder(len(ds))
+			r.now = reads(read, c.Now)
 			for i, d := range ds {
 				c.AfterFunc(d, r.fn(i))
 			}
@@ -175,10 +198,11 @@ var Drivers = []Driver{
 	{
 		Name: "quartz",
 		Note: "Advance may not pass the next timer: AdvanceNext and wait, once per distinct time; callbacks at one time run in parallel goroutines",
-		Run: func(tb testing.TB, ds []time.Duration) ([]int, error) {
+		Run: func(tb testing.TB, ds []time.Duration, read bool) ([]int, []time.Duration, error) {
 			c := quartz.NewMock(tb).WithLogger(quartz.NoOpLogger)
 			c.Set(Start).MustWait(context.Background())
 			r := newRecorder(len(ds))
+			r.now = reads(read, func() time.Time { return c.Now() })
 			for i, d := range ds {
 				c.AfterFunc(d, r.fn(i))
 			}
@@ -190,7 +214,7 @@ var Drivers = []Driver{
 				}
 				_, w := c.AdvanceNext()
 				if err := w.Wait(ctx); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 			}
 			return r.wait(waitLimit)
@@ -200,10 +224,11 @@ var Drivers = []Driver{
 		Name: "benbjohnson/clock",
 		MaxN: 1000,
 		Note: "Add past the last timer; Add sleeps 1 ms of real time after each timer it fires, so N is capped at 1e3",
-		Run: func(_ testing.TB, ds []time.Duration) ([]int, error) {
+		Run: func(_ testing.TB, ds []time.Duration, read bool) ([]int, []time.Duration, error) {
 			c := bclock.NewMock()
 			c.Set(Start)
 			r := newRecorder(len(ds))
+			r.now = reads(read, c.Now)
 			for i, d := range ds {
 				c.AfterFunc(d, r.fn(i))
 			}
@@ -214,7 +239,12 @@ var Drivers = []Driver{
 	{
 		Name: "k8s FakeClock",
 		Note: "Step past the last timer; callbacks run under the clock's lock (one that reads the clock deadlocks), in insertion order",
-		Run: func(_ testing.TB, ds []time.Duration) ([]int, error) {
+		Run: func(_ testing.TB, ds []time.Duration, read bool) ([]int, []time.Duration, error) {
+			if read {
+				// Step fires callbacks under the clock's write lock; Now
+				// takes the read lock. Not run: it would hang.
+				return nil, nil, errDeadlock
+			}
 			c := k8sclock.NewFakeClock(Start)
 			r := newRecorder(len(ds))
 			for i, d := range ds {
@@ -227,13 +257,17 @@ var Drivers = []Driver{
 	{
 		Name: "testing/synctest",
 		Note: "time.AfterFunc in a bubble, time.Sleep past the last timer, synctest.Wait; each callback runs in its own goroutine",
-		Run: func(tb testing.TB, ds []time.Duration) ([]int, error) {
+		Run: func(tb testing.TB, ds []time.Duration, read bool) ([]int, []time.Duration, error) {
 			t, ok := tb.(*testing.T)
 			if !ok {
-				return nil, errNeedsT
+				return nil, nil, errNeedsT
 			}
 			r := newRecorder(len(ds))
 			synctest.Test(t, func(*testing.T) {
+				// The bubble's fake clock starts at its own epoch: map it
+				// onto Start.
+				base := time.Now()
+				r.now = reads(read, func() time.Time { return Start.Add(time.Since(base)) })
 				for i, d := range ds {
 					time.AfterFunc(d, r.fn(i))
 				}
@@ -245,4 +279,17 @@ var Drivers = []Driver{
 	},
 }
 
-var errNeedsT = errors.New("testing/synctest needs a *testing.T, not a benchmark")
+var (
+	errNeedsT   = errors.New("testing/synctest needs a *testing.T, not a benchmark")
+	errDeadlock = errors.New("deadlocks: callbacks run under the clock's lock")
+)
+
+// SeesOwnTime reports whether every callback read its own timer's time.
+func SeesOwnTime(delays []time.Duration, order []int, seen []time.Duration) bool {
+	for k, i := range order {
+		if seen[k] != delays[i] {
+			return false
+		}
+	}
+	return true
+}
