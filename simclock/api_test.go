@@ -158,6 +158,12 @@ func TestTickerDropsUnreceivedTicks(t *testing.T) {
 	if c.Tick(0) != nil {
 		t.Fatal("Tick(0) != nil")
 	}
+	ch := c.Tick(time.Second)
+	c.Sleep(0) // returns at once
+	c.Advance(time.Second)
+	if v := <-ch; !v.Equal(c.Now()) {
+		t.Fatalf("Tick delivered %v, want %v", v, c.Now())
+	}
 	mustPanic(t, errNonPositiveTicker, func() { c.NewTicker(0) })
 	mustPanic(t, errNonPositiveReset, func() { tk.Reset(-1) })
 }
@@ -348,7 +354,14 @@ func TestRealClock(t *testing.T) {
 	<-done
 	tk := r.NewTicker(time.Millisecond)
 	<-tk.C()
+	tk.Reset(2 * time.Millisecond)
+	<-tk.C()
 	tk.Stop()
+	<-r.Tick(time.Millisecond)
+	if tm.Reset(time.Millisecond) {
+		t.Fatal("Reset of a fired, received real timer returned true")
+	}
+	<-tm.C()
 	r.Sleep(time.Microsecond)
 	<-r.After(time.Microsecond)
 	if r.Until(time.Now().Add(time.Hour)) <= 0 {
