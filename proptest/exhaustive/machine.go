@@ -57,7 +57,7 @@ const (
 	hNone   handler = iota
 	hPanic          // panics
 	hAdd            // adds an alarm at Now()
-	hRemove         // removes the live alarm that would fire last
+	hRemove         // removes the live alarm with the latest time (see latest), unless it is the one firing
 )
 
 type op struct {
