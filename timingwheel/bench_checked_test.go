@@ -15,14 +15,13 @@ package timingwheel
 //     With the tag every call runs Invariant() over the whole wheel (1000
 //     alarms here), so the ratio is the price of turning checks on.
 //
-// Measured on the shared 2-core machine (load 5-6), Go 1.26, seven
-// interleaved runs each: default build, Reschedule min 52 / median 83 ns/op
-// and Reschedule-no-hook min 38 / median 97 ns/op: the two are equal within
-// this machine's noise (runs of one benchmark vary 3x). With -tags twcheck,
-// Reschedule min 34.0 / median 56.4 us/op: about 650-700 times slower.
+// Measured on the shared 2-core machine (load 2.5), Go 1.26, seven
+// interleaved runs each, min / median: default build, Reschedule 37.5 /
+// 38.1 ns/op and Reschedule-no-hook 37.2 / 37.6 ns/op (ratio 1.01, within
+// noise). With -tags twcheck, Reschedule 29.0 / 29.3 us/op: about 770 times
+// slower. (Under load 5-9 the same runs varied 3x from one to the next.)
 //
-// Timing on a busy machine cannot show "nothing" better than that, but the
-// compiled code can. In the default test binary Reschedule and
+// Timing cannot show "nothing" better than that, but the compiled code can. In the default test binary Reschedule and
 // rescheduleNoHook have the same size (473 bytes) and the same instructions
 // (go tool objdump, addresses aside); with -tags twcheck Reschedule grows to
 // 725 bytes, and only that binary has the (*Wheel).check symbols:

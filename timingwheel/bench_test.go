@@ -9,13 +9,13 @@ package timingwheel_test
 // bits, each alarm 100-300 ms ahead of the clock (so most sit on level 1),
 // touched in random order.
 //
-// Measured on the shared 2-core machine (load 5-9), Go 1.26, seven
+// Measured on the shared 2-core machine (load 2.5), Go 1.26, eight
 // interleaved runs of -benchtime=200ms, min / median ns/op:
 //
-//	Reschedule  live=1000       42 /  65    0 B/op   0 allocs/op
-//	RemoveAdd   live=1000       47 /  69    0 B/op   0 allocs/op   ratio 1.1
-//	Reschedule  live=1000000   325 / 567    0 B/op   0 allocs/op
-//	RemoveAdd   live=1000000   330 / 731    0 B/op   0 allocs/op   ratio 1.0-1.3
+//	Reschedule  live=1000       39.8 /  41.1   0 B/op   0 allocs/op
+//	RemoveAdd   live=1000       45.4 /  46.4   0 B/op   0 allocs/op   ratio 1.14 / 1.13
+//	Reschedule  live=1000000     290 /   389   0 B/op   0 allocs/op
+//	RemoveAdd   live=1000000     330 /   466   0 B/op   0 allocs/op   ratio 1.14 / 1.20
 //
 // Reschedule saves the free-list pop and push but looks the handle up twice;
 // at 1e6 both are dominated by the same three cache misses (the handle's
