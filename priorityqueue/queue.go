@@ -548,12 +548,33 @@ func (q *Queue[T]) MinElt() (alarm.Alarm, bool) {
 
 // MinKeyTimes returns the smallest and largest time among the elements with
 // the smallest key, or false when the queue is empty. Every element with that
-// key counts, whatever level it sits on.
+// key counts, whatever level it sits on, and so do the elements waiting in
+// the due list.
 func (q *Queue[T]) MinKeyTimes() (lo, hi int64, ok bool) {
 	k, ok := q.MinKey()
 	if !ok {
 		return 0, 0, false
 	}
+	lo, hi = q.keyTimes(k, true)
+	return lo, hi, true
+}
+
+// LevelMinTime returns the earliest time among the elements on the levels,
+// leaving out the due list (elements a panicking handler left behind), or
+// false when no element is on a level. Cost: as MinKey, plus a walk of the
+// slots holding the smallest key.
+func (q *Queue[T]) LevelMinTime() (int64, bool) {
+	k, ok := q.levelMinKey()
+	if !ok {
+		return 0, false
+	}
+	lo, _ := q.keyTimes(k, false)
+	return lo, true
+}
+
+// keyTimes returns the smallest and largest time among the elements with key
+// k on the levels and, with due, in the due list.
+func (q *Queue[T]) keyTimes(k int64, due bool) (lo, hi int64) {
 	lo, hi = math.MaxInt64, math.MinInt64
 	note := func(i uint32) bool {
 		if r := q.rec(i); q.keyOf(r) == k {
@@ -561,9 +582,11 @@ func (q *Queue[T]) MinKeyTimes() (lo, hi int64, ok bool) {
 		}
 		return true
 	}
-	for _, i := range q.dueBuf[q.duePos:] {
-		if i != 0 {
-			note(i)
+	if due {
+		for _, i := range q.dueBuf[q.duePos:] {
+			if i != 0 {
+				note(i)
+			}
 		}
 	}
 	for l := range q.levels {
@@ -572,7 +595,7 @@ func (q *Queue[T]) MinKeyTimes() (lo, hi int64, ok bool) {
 			q.each(l, lv.slot(k), note)
 		}
 	}
-	return lo, hi, true
+	return lo, hi
 }
 
 // IncreaseMinAllowedKey raises MinAllowedKey to key and removes every element
@@ -804,11 +827,12 @@ func (q *Queue[T]) moveDown(l int, i uint32) {
 
 // RemoveAtMinKey removes, in order, the elements whose key is MinAllowedKey()
 // and whose time is <= maxTime, calling removed for each; the timing wheel's
-// FirePastAlarms. It first finishes an increase a panic interrupted. Elements
-// added by removed are not removed by this call. removed may call any method,
-// as in IncreaseMinAllowedKey.
+// FirePastAlarms. The elements it removes are fixed before any handler runs:
+// first those a panicking handler left due (they come first in key order),
+// then the chosen ones, oldest first. So elements that removed adds are never
+// removed by this call, whatever the queue held when it was called. removed
+// may call any method, as in IncreaseMinAllowedKey.
 func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(alarm.Alarm)) {
-	q.FireDue(removed)
 	// Below MaxKey every element with key MinAllowedKey is on level 0; at
 	// MaxKey older ones may stay on higher levels, whose slots holding MaxKey
 	// never pass. Older elements sit higher, so take from the top down.

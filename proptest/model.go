@@ -363,18 +363,18 @@ func (m *Model[T]) AdvanceClockLimit(to time.Time, limit int, fired func(ModelAl
 	return n, done, nil
 }
 
-// FirePastAlarms first fires any overdue alarms a panicking handler left
-// behind, then, in order, the alarms of the current interval with at <= now
-// that are in the model at that point. Alarms the second phase's handlers add
-// do not fire in this call; alarms the first phase's handlers add at or
-// before now do, as the wheel does (its doc promises that no handler-added
-// alarm fires in the same call: a known departure, reported).
+// FirePastAlarms fires, in order, the alarms it finds when it is called:
+// first any overdue alarms a panicking handler left behind (the rest of an
+// interrupted FirePastAlarms, then every alarm before the current interval,
+// by interval and sequence), then the alarms of the current interval with
+// at <= now, by sequence. Alarms its handlers add do not fire in this call;
+// alarms they remove or reschedule before their turn do not fire either.
 func (m *Model[T]) FirePastAlarms(fired func(ModelAlarm)) {
-	m.fireOverdue(fired)
+	m.chooseOverdue()
 	now := m.now >> m.shift
 	var chosen []modelAlarm[T]
 	for _, e := range m.alarms {
-		if e.at>>m.shift == now && e.at <= m.now {
+		if e.at>>m.shift == now && e.at <= m.now && !slices.Contains(m.due, e.id) {
 			chosen = append(chosen, e)
 		}
 	}
@@ -385,18 +385,55 @@ func (m *Model[T]) FirePastAlarms(fired func(ModelAlarm)) {
 	m.fireOverdue(fired)
 }
 
-// AdvanceClockStopAtNextAlarm sets now to min(to, earliest alarm time), never
-// backwards, then fires the alarms with at <= now.
+// chooseOverdue appends to the due list, by interval and sequence, every
+// alarm before the current interval that is not in it yet, so that the call
+// fixes what it fires before any handler runs.
+func (m *Model[T]) chooseOverdue() {
+	now := m.now >> m.shift
+	var late []modelAlarm[T]
+	for _, e := range m.alarms {
+		if e.at>>m.shift < now && !slices.Contains(m.due, e.id) {
+			late = append(late, e)
+		}
+	}
+	slices.SortFunc(late, func(a, b modelAlarm[T]) int {
+		if ka, kb := a.at>>m.shift, b.at>>m.shift; ka != kb {
+			return cmpInt64(ka, kb)
+		}
+		return a.seq - b.seq
+	})
+	for _, e := range late {
+		m.due = append(m.due, e.id)
+	}
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// AdvanceClockStopAtNextAlarm sets now to min(to, the earliest time of an
+// alarm that is not overdue), never backwards, then fires as FirePastAlarms
+// does: the overdue alarms a panicking handler left, then the alarms with
+// at <= now. Alarms its handlers add do not fire in this call.
 func (m *Model[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(ModelAlarm)) error {
 	ns, err := modelNanos(to)
 	if err != nil {
 		return err
 	}
-	m.fireOverdue(fired)
+	now := m.now >> m.shift
 	for _, e := range m.alarms {
-		ns = min(ns, e.at)
+		if e.at>>m.shift >= now && !slices.Contains(m.due, e.id) {
+			ns = min(ns, e.at)
+		}
 	}
 	if ns > m.now {
+		m.chooseOverdue() // overdue by the interval the call starts in
 		m.now = ns
 	}
 	m.FirePastAlarms(fired)

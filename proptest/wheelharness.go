@@ -281,16 +281,6 @@ func (h *wheelHarness) fire(op WheelOp, strict bool,
 			leftover[v] = true
 		}
 	}
-	// Known departure, reported: when a call starts with overdue alarms (left
-	// by a panicking handler), FirePastAlarms and the stop-at-next-alarm step
-	// fire them first and then also fire an alarm their handlers added at
-	// Now(), although FirePastAlarms' doc says handler-added alarms do not
-	// fire in the same call. The model does the same; only the "never added
-	// before the call" check below excuses that one alarm.
-	overdue := len(h.m.due) > 0
-	for _, e := range h.m.alarms {
-		overdue = overdue || e.at>>h.m.shift < h.m.now>>h.m.shift
-	}
 	calls := 0
 	wheelHandler := func(a alarm.Alarm) {
 		calls++
@@ -313,7 +303,7 @@ func (h *wheelHarness) fire(op WheelOp, strict bool,
 		if h.ended[id] {
 			fail("alarm %d fired after it was fired, removed or cleared", id)
 		}
-		if !h.live[id] && !(overdue && !strict && added && id == addID) {
+		if !h.live[id] {
 			fail("alarm %d fired in the call whose handler added it", id)
 		}
 		h.ended[id] = true

@@ -470,8 +470,10 @@ func (w *Wheel[T]) AdvanceClockLimit(to time.Time, limit int, fired func(alarm.A
 }
 
 // FirePastAlarms fires, in order, the alarms of the current interval with
-// at <= Now() (after any overdue alarms a panicking handler left behind).
-// Alarms that fired handlers add are not fired by this call.
+// at <= Now(), after any overdue alarms a panicking handler left behind. What
+// it fires is fixed before the first handler runs: alarms that its handlers
+// add are not fired by this call, and alarms they remove or reschedule
+// before their turn do not fire.
 func (w *Wheel[T]) FirePastAlarms(fired func(alarm.Alarm)) {
 	w.q.RemoveAtMinKey(w.now, fired)
 	if checked.On {
@@ -488,7 +490,10 @@ func (w *Wheel[T]) FirePastAlarms(fired func(alarm.Alarm)) {
 //	}
 //
 // fires every alarm in time order, one instant per call, each with Now() equal
-// to its time. The original's advance_clock_stop_at_next_alarm only parks the
+// to its time. Overdue alarms a panicking handler left behind fire first and
+// do not hold the clock back. As with FirePastAlarms, what the call fires is
+// fixed before the first handler runs: alarms its handlers add fire in a
+// later call. The original's advance_clock_stop_at_next_alarm only parks the
 // clock at the next alarm and fires nothing; see docs/design.md. Error:
 // ErrTimeOutOfRange for to out of range.
 func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(alarm.Alarm)) error {
@@ -496,13 +501,12 @@ func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(alarm.Al
 	if err != nil {
 		return err
 	}
-	// Fire what a panicking handler left behind before looking ahead.
-	w.q.FireDue(fired)
-	if lo, _, ok := w.q.MinKeyTimes(); ok && lo < ns {
+	if lo, ok := w.q.LevelMinTime(); ok && lo < ns {
 		ns = lo
 	}
 	if ns > w.now {
-		// No alarm is before ns, so this moves the clock and collects nothing.
+		// No alarm on the levels is before ns, so this moves the clock and
+		// collects nothing.
 		w.now = ns
 		w.q.CollectTo(ns>>w.shift, 0)
 	}
