@@ -16,7 +16,9 @@
 // Invariants (checked by Pool.Invariant): AP1 record 0 is the unused sentinel;
 // AP2 the free list visits only free records, each once, and ends; AP3
 // live + free + 1 == len(records); AP4 owner != 0; AP5 the forwarding maps
-// Shrink keeps are inverse to each other and point at allocated records.
+// Shrink keeps are inverse to each other and point at allocated records; AP6
+// every allocated record is found by the handle Handle gives for it, and by
+// no other record's.
 package alarm
 
 import (
@@ -297,7 +299,7 @@ func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 // entries of the forwarding map).
 func (p *Pool[T]) Moved() int { return len(p.fwd) }
 
-// Invariant checks AP1-AP4 and returns nil or an *invariant.Violation. It costs
+// Invariant checks AP1-AP6 and returns nil or an *invariant.Violation. It costs
 // O(len(records)).
 func (p *Pool[T]) Invariant() error {
 	if p.owner == 0 {
@@ -332,6 +334,15 @@ func (p *Pool[T]) Invariant() error {
 		if back, ok := p.rev[j]; !ok || back != o || int(j) >= len(p.recs) || p.recs[j].State == StateFree {
 			return invariant.Errorf("AP5", "moved record %v -> %d: reverse %v (%v), or the target is free",
 				o, j, back, ok)
+		}
+	}
+	for i := 1; i < len(p.recs); i++ {
+		if p.recs[i].State == StateFree {
+			continue
+		}
+		h := p.Handle(uint32(i))
+		if j, ok := p.Lookup(h); !ok || j != uint32(i) {
+			return invariant.Errorf("AP6", "record %d: its handle %v finds record %d (found %v)", i, h, j, ok)
 		}
 	}
 	return nil

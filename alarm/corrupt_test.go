@@ -137,3 +137,30 @@ func TestCorruptAP5(t *testing.T) {
 		invariant.Expect(t, p.Invariant(), "AP5")
 	})
 }
+
+func TestCorruptAP6(t *testing.T) {
+	t.Run("handle of a moved record names another live record", func(t *testing.T) {
+		// Records 5 and 6 move down to 1 and 2; their handles still name
+		// (5, gen) and (6, gen). Records appended afterwards reuse indices 5
+		// and 6 with generations above every one issued, so the old handles
+		// cannot name them, unless a generation is corrupted.
+		p := NewPool[string](0)
+		for _, v := range []string{"a", "b", "c", "d", "e", "f"} {
+			p.Alloc(0, v, 1)
+		}
+		p.Free(1)
+		p.Free(2)
+		p.Shrink(0, func(from, to uint32) {})
+		p.Alloc(0, "g", 1)
+		p.Alloc(0, "h", 1)
+		if err := p.Invariant(); err != nil {
+			t.Fatalf("fixture is not valid: %v", err)
+		}
+		o, ok := p.rev[1]
+		if !ok || int(o.index) >= len(p.recs) || p.recs[o.index].State == StateFree {
+			t.Fatalf("fixture: record 1 came from %v (moved: %v), want a live index", o, ok)
+		}
+		p.recs[o.index].Gen = o.gen
+		invariant.Expect(t, p.Invariant(), "AP6")
+	})
+}

@@ -7,7 +7,7 @@ import (
 
 // Invariant checks every invariant of the queue and returns nil or an
 // *invariant.Violation naming the first one broken (IDs PQ1-PQ12, and the
-// pool's AP1-AP4; docs/invariants.md states each). Cost: O(slots + capacity).
+// pool's AP1-AP6; docs/invariants.md states each). Cost: O(slots + capacity).
 //
 //	PQ1  level geometry: s_i = b_0+...+b_(i-1), 2^b_i slots, keysPerSlot = 2^s_i,
 //	     diff = 2^(b_i+s_i)-1 (MaxKey at 62 bits), min_i slot-aligned (or MaxKey),
@@ -26,7 +26,7 @@ import (
 //	     MinAllowedKey: CollectTo does not touch them), keys non-decreasing, none above
 //	     MinAllowedKey (it is non-empty only while a removal is under way or
 //	     after a handler panicked)
-//	PQ11 pool: live records = Len + records whose handler is running; AP1-AP4
+//	PQ11 pool: live records = Len + records whose handler is running; AP1-AP6
 //	PQ12 every element's time is in [0, MaxKey]
 func (q *Queue[T]) Invariant() error {
 	var bitsPerSlot uint
