@@ -167,7 +167,7 @@ func TestKillInvariantOnly(t *testing.T) {
 	})
 }
 
-// TestKillOverflowReach checks a promise no model can: with overflow levels a
+// TestKillOverflowReach checks a promise of WithOverflow directly: with overflow levels a
 // wheel accepts alarms up to MaxTime whatever its level bits and precision,
 // and fires one there.
 func TestKillOverflowReach(t *testing.T) {

@@ -130,6 +130,8 @@ type Failure struct {
 	Msg   string
 }
 
+// Error describes the failure: the world, the operations from the start
+// state, and what differed.
 func (f *Failure) Error() string {
 	return fmt.Sprintf("exhaustive %s (%v, start %d): %s\noperations:\n  %s",
 		f.World.Name, f.World.Config, f.World.Start.UnixNano(), f.Msg, strings.Join(f.Trace, "\n  "))

@@ -583,13 +583,6 @@ func (s *machine) compare() (err error) {
 	if g, x := w.MaxAllowedAlarmTime(), m.MaxAllowedAlarmTime(); !g.Equal(x) {
 		return fmt.Errorf("MaxAllowedAlarmTime %d, model %d", g.UnixNano(), x.UnixNano())
 	}
-	if s.world.Config.Overflow() && !w.MaxAllowedAlarmTime().Equal(timingwheel.MaxTime) {
-		// config.WithOverflow promises alarms up to MaxTime whatever the
-		// level bits; the model takes its levels from the same config, so it
-		// cannot see this one.
-		return fmt.Errorf("with overflow levels MaxAllowedAlarmTime is %d, not MaxTime",
-			w.MaxAllowedAlarmTime().UnixNano())
-	}
 	{
 		g, ok := w.NextAlarmFiresAt()
 		x, mok := m.NextAlarmFiresAt()
