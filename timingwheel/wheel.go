@@ -308,13 +308,12 @@ func (w *Wheel[T]) Remove(a alarm.Alarm) error {
 // back of its new interval. Errors: ErrInvalidAlarm, then those of Add.
 // Cost: O(levels).
 func (w *Wheel[T]) Reschedule(a alarm.Alarm, at time.Time) error {
-	if !w.q.Mem(a) {
-		return fmt.Errorf("%w: %v", ErrInvalidAlarm, a)
-	}
 	ns, err := w.checkAt(at)
 	if err != nil {
-		return err
+		return w.invalidOr(a, err)
 	}
+	// checkAt admits exactly the times the queue admits, so ChangeTime fails
+	// only for a handle that is not in the wheel: one lookup on the hot path.
 	err = w.q.ChangeTime(a, ns)
 	if checked.On {
 		w.check("Reschedule", a, at)
@@ -325,15 +324,21 @@ func (w *Wheel[T]) Reschedule(a alarm.Alarm, at time.Time) error {
 // RescheduleAtIntervalNum moves a to the start of interval n. Errors:
 // ErrInvalidAlarm, then those of AddAtIntervalNum.
 func (w *Wheel[T]) RescheduleAtIntervalNum(a alarm.Alarm, n int64) error {
-	if !w.q.Mem(a) {
-		return fmt.Errorf("%w: %v", ErrInvalidAlarm, a)
-	}
 	if err := w.checkIntervalForAlarm(n); err != nil {
-		return err
+		return w.invalidOr(a, err)
 	}
 	err := w.q.ChangeTime(a, n<<w.shift)
 	if checked.On {
 		w.check("RescheduleAtIntervalNum", a, n)
+	}
+	return err
+}
+
+// invalidOr returns ErrInvalidAlarm if a is not in the wheel, else err: a
+// reschedule reports a bad handle before a bad time.
+func (w *Wheel[T]) invalidOr(a alarm.Alarm, err error) error {
+	if !w.q.Mem(a) {
+		return fmt.Errorf("%w: %v", ErrInvalidAlarm, a)
 	}
 	return err
 }
