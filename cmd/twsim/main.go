@@ -53,9 +53,10 @@ import (
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "twsim:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			return // -h: the usage was printed; asking for it is not an error
 		}
+		fmt.Fprintln(os.Stderr, "twsim:", err)
 		os.Exit(2)
 	}
 }
