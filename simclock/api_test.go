@@ -431,3 +431,32 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestAdvanceToThePast: a target before Now() fires the timers already due,
+// as Advance(-1) does, and leaves the clock where it is; also after a panic
+// stopped an advance halfway through an instant.
+func TestAdvanceToThePast(t *testing.T) {
+	c := New(t0)
+	l := &log{c: c}
+	c.Advance(time.Hour)
+	c.AfterFunc(0, l.fn("due"))
+	c.AdvanceTo(t0)
+	if l.String() != "due@1h0m0s" || !c.Now().Equal(t0.Add(time.Hour)) {
+		t.Fatalf("AdvanceTo(past): fired %q, Now = t0+%v; want due@1h0m0s, t0+1h", l, c.Now().Sub(t0))
+	}
+	c.AfterFunc(0, l.fn("again"))
+	if n := c.RunUntil(t0); n != 1 || l.String() != "due@1h0m0s again@1h0m0s" {
+		t.Fatalf("RunUntil(past) = %d, fired %q; want 1, due and again at 1h", n, l)
+	}
+
+	c = New(t0)
+	l = &log{c: c}
+	boom := errors.New("boom")
+	c.AfterFunc(time.Second, func() { panic(boom) })
+	c.AfterFunc(time.Second, l.fn("after"))
+	mustPanic(t, boom, func() { c.Advance(5 * time.Second) })
+	c.AdvanceTo(t0)
+	if l.String() != "after@1s" || !c.Now().Equal(t0.Add(time.Second)) {
+		t.Fatalf("after a panic, AdvanceTo(past): fired %q, Now = t0+%v; want after@1s, t0+1s", l, c.Now().Sub(t0))
+	}
+}

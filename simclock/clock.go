@@ -294,8 +294,9 @@ func (c *Clock) Advance(d time.Duration) {
 
 // AdvanceTo moves the clock to t, firing every timer due at or before t in
 // time order, FIFO at equal times; each fire sees Now() equal to its time, and
-// Now() is t afterwards. A t at or before Now() fires only the timers already
-// due and leaves the clock where it is. It panics with ErrOutOfRange when t is
+// Now() is t afterwards. A t at or before Now() is taken as Now(): it fires
+// the timers already due (those a panicking callback left, or AfterFunc with
+// d <= 0) and leaves the clock where it is. It panics with ErrOutOfRange when t is
 // past the clock's reach.
 func (c *Clock) AdvanceTo(t time.Time) {
 	c.RunUntil(t)
@@ -428,6 +429,10 @@ func (c *Clock) advance(target int64, d time.Duration, mode int) (n int, ok bool
 		c.adv.Unlock()
 	}()
 	switch mode {
+	case modeAbsolute:
+		// A target in the past still fires what is due now, as
+		// Advance(d <= 0) does; the clock never goes back.
+		target = max(target, c.now)
 	case modeStep:
 		if target, ok = c.nextLocked(); !ok {
 			return 0, false

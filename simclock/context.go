@@ -14,11 +14,28 @@ func WithTimeout(parent context.Context, clock Interface, d time.Duration) (cont
 // WithDeadline returns a copy of parent that is done when clock reaches d,
 // when parent is done, or when the returned cancel function is called,
 // whichever comes first. With the Real() clock it is context.WithDeadline.
+//
 // With a simulated clock the deadline follows simulated time: as soon as an
 // advance reaches d (on the driving goroutine, in its place among the other
 // timers), ctx.Err() and context.Cause(ctx) are context.DeadlineExceeded, and
 // so are those of contexts derived from ctx. Deadline() reports d. Calling
 // cancel releases the clock's timer; call it as soon as the work is done.
+//
+// As with package context: if parent's deadline is at or before d, the result
+// is context.WithCancel(parent) (it ends with parent, and Deadline() reports
+// parent's); if parent is done already, so is the result when WithDeadline
+// returns, with parent's error and cause; and if parent is done when the
+// clock reaches d, the result ends with parent's error, not
+// DeadlineExceeded.
+//
+// How parent's end reaches the result: ctx itself consults parent whenever
+// its Err, Done or Value (hence context.Cause) is called, so once parent's
+// cancel function has returned, ctx.Err() is parent's error, and contexts
+// derived from ctx after that are born done. Contexts derived from ctx
+// before, and whatever waits on ctx.Done() obtained before, learn of it when
+// ctx is next consulted, or otherwise a moment later from a goroutine that
+// context.AfterFunc starts: with package context they would already be done
+// when parent's cancel returns.
 func WithDeadline(parent context.Context, clock Interface, d time.Time) (context.Context, context.CancelFunc) {
 	if _, ok := clock.(realClock); ok {
 		return context.WithDeadline(parent, d)
@@ -26,24 +43,46 @@ func WithDeadline(parent context.Context, clock Interface, d time.Time) (context
 	if parent == nil {
 		panic("simclock: cannot create context from nil parent")
 	}
-	// s is done at the simulated deadline or with parent. The context handed
-	// out is a plain cancel context below it, which the context package
-	// attaches to s through s.AfterFunc: when s ends, that context is
-	// cancelled synchronously with s's error, and so are its children.
-	s := &deadlineCtx{parent: parent, deadline: d, done: make(chan struct{})}
-	s.mu.Lock()
-	s.timer = clock.AfterFunc(clock.Until(d), func() { s.finish(context.DeadlineExceeded) })
-	s.stopParent = context.AfterFunc(parent, func() { s.finish(parent.Err()) })
-	s.mu.Unlock()
-	if clock.Until(d) <= 0 {
-		s.finish(context.DeadlineExceeded)
+	if cur, ok := parent.Deadline(); ok && !cur.After(d) {
+		// The parent ends first, by its own means.
+		return context.WithCancel(parent)
 	}
-	ctx, cancel := context.WithCancel(s)
-	return ctx, func() {
+	// s is done at the simulated deadline or with parent. Below it is a
+	// plain cancel context, which the context package attaches to s through
+	// s.AfterFunc: when s ends, that context is cancelled synchronously with
+	// s's error, and so are its children. The context handed out is that
+	// cancel context wrapped so that reading it first looks at parent.
+	s := &deadlineCtx{parent: parent, deadline: d, done: make(chan struct{})}
+	if err := parent.Err(); err != nil {
+		s.finish(err)
+	} else if dur := clock.Until(d); dur <= 0 {
+		s.finish(context.DeadlineExceeded)
+	} else {
+		s.mu.Lock()
+		s.timer = clock.AfterFunc(dur, s.expire)
+		s.stopParent = context.AfterFunc(parent, s.poll)
+		s.mu.Unlock()
+	}
+	cc, cancel := context.WithCancel(s)
+	return &simCtx{Context: cc, s: s}, func() {
 		cancel()
 		s.release()
 	}
 }
+
+// simCtx is the context WithDeadline hands out: a cancel context below s
+// that has s look at its parent before answering, so that parent's end shows
+// at once rather than after context.AfterFunc's goroutine has run. Done
+// returns the cancel context's own channel, so that the context package still
+// attaches children directly to it.
+type simCtx struct {
+	context.Context
+	s *deadlineCtx
+}
+
+func (c *simCtx) Done() <-chan struct{} { c.s.poll(); return c.Context.Done() }
+func (c *simCtx) Err() error            { c.s.poll(); return c.Context.Err() }
+func (c *simCtx) Value(key any) any     { c.s.poll(); return c.Context.Value(key) }
 
 // deadlineCtx is done at a simulated deadline. It implements the AfterFunc
 // method that the context package looks for in a parent, so that children
@@ -52,6 +91,7 @@ type deadlineCtx struct {
 	parent     context.Context
 	deadline   time.Time
 	done       chan struct{}
+	fin        sync.Mutex // held by finish while it runs fns
 	mu         sync.Mutex
 	err        error
 	fns        []*func() // in registration order
@@ -93,9 +133,30 @@ func (s *deadlineCtx) AfterFunc(f func()) func() bool {
 	}
 }
 
+// expire is the clock's timer: s ends with DeadlineExceeded, or with
+// parent's error if parent has ended and context.AfterFunc's goroutine has
+// not told s yet.
+func (s *deadlineCtx) expire() {
+	if err := s.parent.Err(); err != nil {
+		s.finish(err)
+		return
+	}
+	s.finish(context.DeadlineExceeded)
+}
+
+// poll ends s with parent's error if parent has ended.
+func (s *deadlineCtx) poll() {
+	if err := s.parent.Err(); err != nil {
+		s.finish(err)
+	}
+}
+
 // finish ends s with err (first call only) and runs the registered functions
-// on the calling goroutine.
+// on the calling goroutine. A concurrent call waits until the first has run
+// them all, so that whoever sees s done also sees the context below it done.
 func (s *deadlineCtx) finish(err error) {
+	s.fin.Lock()
+	defer s.fin.Unlock()
 	s.mu.Lock()
 	if s.err != nil {
 		s.mu.Unlock()

@@ -3,6 +3,7 @@ package simclock
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 )
@@ -91,10 +92,12 @@ func TestWithDeadlineParentCancelled(t *testing.T) {
 	defer cancel()
 	why := errors.New("why")
 	cancelParent(why)
+	// No waiting: the context consults its parent when asked, as a child
+	// made by package context would already be cancelled here.
 	select {
 	case <-ctx.Done():
-	case <-bound(t).Done():
-		t.Fatal("the parent's cancellation did not reach the context")
+	default:
+		t.Fatal("Done still open after the parent's cancel returned")
 	}
 	if !errors.Is(ctx.Err(), context.Canceled) || !errors.Is(context.Cause(ctx), why) {
 		t.Fatalf("Err = %v, Cause = %v; want Canceled, %v", ctx.Err(), context.Cause(ctx), why)
@@ -119,5 +122,188 @@ func TestWithDeadlineInThePast(t *testing.T) {
 	defer cancel()
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		t.Fatalf("WithTimeout(0): Err = %v, want DeadlineExceeded", ctx.Err())
+	}
+}
+
+// TestWithDeadlineParentCancelledBeforeDeadline: the parent ends, then the
+// clock passes the deadline before anything has looked at the context. The
+// context must end with the parent's error every time, never with
+// DeadlineExceeded, whichever way the goroutines that carry the parent's end
+// are scheduled.
+func TestWithDeadlineParentCancelledBeforeDeadline(t *testing.T) {
+	why := errors.New("why")
+	for i := range 100 {
+		c := New(t0)
+		parent, cancelParent := context.WithCancelCause(context.Background())
+		ctx, cancel := WithTimeout(parent, c, time.Second)
+		var atDeadline error
+		c.AfterFunc(time.Second, func() { atDeadline = ctx.Err() })
+		cancelParent(why)
+		c.Advance(time.Second)
+		if !errors.Is(ctx.Err(), context.Canceled) || !errors.Is(context.Cause(ctx), why) {
+			t.Fatalf("run %d: Err = %v, Cause = %v; want Canceled, %v", i, ctx.Err(), context.Cause(ctx), why)
+		}
+		if !errors.Is(atDeadline, context.Canceled) {
+			t.Fatalf("run %d: a callback at the deadline saw Err = %v, want Canceled", i, atDeadline)
+		}
+		cancel()
+	}
+}
+
+// slowParent is a context whose end reaches the functions registered through
+// its AfterFunc method only when deliver is called: it stands for the
+// goroutine that carries a parent's end to a simclock context, made as late
+// as it may be.
+type slowParent struct {
+	context.Context // for Deadline and Value
+	mu              sync.Mutex
+	done            chan struct{}
+	err             error
+	fns             []func()
+}
+
+func newSlowParent() *slowParent {
+	return &slowParent{Context: context.Background(), done: make(chan struct{})}
+}
+
+func (p *slowParent) Done() <-chan struct{} { return p.done }
+
+func (p *slowParent) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+func (p *slowParent) AfterFunc(f func()) func() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fns = append(p.fns, f)
+	return func() bool { return false }
+}
+
+func (p *slowParent) cancel() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.err = context.Canceled
+	close(p.done)
+}
+
+func (p *slowParent) deliver() {
+	p.mu.Lock()
+	fns := p.fns
+	p.fns = nil
+	p.mu.Unlock()
+	for _, f := range fns {
+		f()
+	}
+}
+
+// TestWithDeadlineSlowParent: the parent's end has not been delivered when
+// the clock reaches the deadline; the context still ends with the parent's
+// error, and the late delivery changes nothing.
+func TestWithDeadlineSlowParent(t *testing.T) {
+	c := New(t0)
+	p := newSlowParent()
+	ctx, cancel := WithTimeout(p, c, time.Second)
+	defer cancel()
+	p.cancel()
+	c.Advance(time.Second)
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		t.Fatalf("parent ended before the deadline: Err = %v, want Canceled", ctx.Err())
+	}
+	p.deliver()
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		t.Fatalf("after the late delivery: Err = %v, want Canceled", ctx.Err())
+	}
+
+	// Without an advance, reading the context is enough.
+	p = newSlowParent()
+	ctx, cancel = WithTimeout(p, c, time.Second)
+	defer cancel()
+	p.cancel()
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		t.Fatalf("parent ended, nothing delivered: Err = %v, want Canceled", ctx.Err())
+	}
+	if n, ok := c.Next(); ok {
+		t.Fatalf("the parent's end left a timer at %v", n)
+	}
+}
+
+// TestWithDeadlineSeesParentAtOnce: once the parent's cancel returns, Err of
+// the context (and of one derived from it afterwards) is the parent's, with no
+// goroutine in between, and the deadline's timer is gone.
+func TestWithDeadlineSeesParentAtOnce(t *testing.T) {
+	c := New(t0)
+	for i := range 100 {
+		parent, cancelParent := context.WithCancel(context.Background())
+		ctx, cancel := WithTimeout(parent, c, time.Hour)
+		cancelParent()
+		if !errors.Is(ctx.Err(), context.Canceled) {
+			t.Fatalf("run %d: Err = %v right after the parent's cancel, want Canceled", i, ctx.Err())
+		}
+		child, cancelChild := context.WithCancel(ctx)
+		if !errors.Is(child.Err(), context.Canceled) {
+			t.Fatalf("run %d: a child made afterwards has Err = %v, want Canceled", i, child.Err())
+		}
+		if n, ok := c.Next(); ok {
+			t.Fatalf("run %d: the parent's end left a timer at %v", i, n)
+		}
+		cancelChild()
+		cancel()
+	}
+}
+
+// TestWithDeadlineCancelledParentBornDone: from a parent already cancelled,
+// the context is done when WithDeadline returns, with the parent's error and
+// cause, and schedules no timer.
+func TestWithDeadlineCancelledParentBornDone(t *testing.T) {
+	c := New(t0)
+	why := errors.New("why")
+	parent, cancelParent := context.WithCancelCause(context.Background())
+	cancelParent(why)
+	ctx, cancel := WithTimeout(parent, c, time.Hour)
+	defer cancel()
+	if !errors.Is(ctx.Err(), context.Canceled) || !errors.Is(context.Cause(ctx), why) {
+		t.Fatalf("Err = %v, Cause = %v; want Canceled, %v", ctx.Err(), context.Cause(ctx), why)
+	}
+	if n, ok := c.Next(); ok {
+		t.Fatalf("a cancelled parent left a timer at %v", n)
+	}
+	// The parent's error wins over a deadline already passed, as in package
+	// context.
+	ctx2, cancel2 := WithTimeout(parent, c, 0)
+	defer cancel2()
+	if !errors.Is(ctx2.Err(), context.Canceled) {
+		t.Fatalf("WithTimeout(cancelled parent, 0): Err = %v, want Canceled", ctx2.Err())
+	}
+}
+
+// TestWithDeadlineEarlierParentDeadline: a deadline later than the parent's
+// is not reported; the context ends with the parent at the parent's deadline.
+// An equal or earlier one is kept.
+func TestWithDeadlineEarlierParentDeadline(t *testing.T) {
+	c := New(t0)
+	p, cancelP := WithTimeout(context.Background(), c, time.Second)
+	defer cancelP()
+	for _, d := range []time.Duration{time.Second, time.Hour} {
+		ctx, cancel := WithTimeout(p, c, d)
+		defer cancel()
+		if got, ok := ctx.Deadline(); !ok || !got.Equal(t0.Add(time.Second)) {
+			t.Fatalf("WithTimeout(parent due at t0+1s, %v): Deadline = %v, %v; want t0+1s", d, got, ok)
+		}
+	}
+	early, cancelEarly := WithTimeout(p, c, time.Millisecond)
+	defer cancelEarly()
+	if got, _ := early.Deadline(); !got.Equal(t0.Add(time.Millisecond)) {
+		t.Fatalf("an earlier deadline: Deadline = %v, want t0+1ms", got)
+	}
+	late, cancelLate := WithTimeout(p, c, time.Hour)
+	defer cancelLate()
+	c.Advance(time.Second)
+	if !errors.Is(late.Err(), context.DeadlineExceeded) {
+		t.Fatalf("at the parent's deadline: Err = %v, want DeadlineExceeded", late.Err())
+	}
+	if n, ok := c.Next(); ok {
+		t.Fatalf("a timer is left at %v", n)
 	}
 }
