@@ -430,40 +430,8 @@ func (h *wheelHarness) resync() error {
 // compare checks every observable and the invariant.
 func (h *wheelHarness) compare() error {
 	w, m := h.w, h.m
-	if err := w.Invariant(); err != nil {
-		return fmt.Errorf("Invariant: %w", err)
-	}
-	if w.Len() != m.Len() || w.IsEmpty() != m.IsEmpty() {
-		return fmt.Errorf("Len %d, model %d", w.Len(), m.Len())
-	}
-	if !w.Now().Equal(m.Now()) {
-		return fmt.Errorf("Now %d, model %d", w.Now().UnixNano(), m.Now().UnixNano())
-	}
-	if w.NowIntervalNum() != m.NowIntervalNum() {
-		return fmt.Errorf("NowIntervalNum %d, model %d", w.NowIntervalNum(), m.NowIntervalNum())
-	}
-	if got, want := w.MaxAllowedAlarmTime(), m.MaxAllowedAlarmTime(); !got.Equal(want) {
-		return fmt.Errorf("MaxAllowedAlarmTime %d, model %d", got.UnixNano(), want.UnixNano())
-	}
-	g1, ok1 := w.NextAlarmFiresAt()
-	w1, okm1 := m.NextAlarmFiresAt()
-	if ok1 != okm1 || !g1.Equal(w1) {
-		return fmt.Errorf("NextAlarmFiresAt %v %v, model %v %v", g1, ok1, w1, okm1)
-	}
-	g2, ok2 := w.MinAlarmIntervalNum()
-	w2, okm2 := m.MinAlarmIntervalNum()
-	if ok2 != okm2 || g2 != w2 {
-		return fmt.Errorf("MinAlarmIntervalNum %d %v, model %d %v", g2, ok2, w2, okm2)
-	}
-	g3, ok3 := w.MinAlarmTimeInMinInterval()
-	w3, okm3 := m.MinAlarmTimeInMinInterval()
-	if ok3 != okm3 || ok3 && !g3.Equal(w3) {
-		return fmt.Errorf("MinAlarmTimeInMinInterval %v %v, model %v %v", g3, ok3, w3, okm3)
-	}
-	g4, ok4 := w.MaxAlarmTimeInMinInterval()
-	w4, okm4 := m.MaxAlarmTimeInMinInterval()
-	if ok4 != okm4 || ok4 && !g4.Equal(w4) {
-		return fmt.Errorf("MaxAlarmTimeInMinInterval %v %v, model %v %v", g4, ok4, w4, okm4)
+	if err := CompareQueries(w, m); err != nil {
+		return err
 	}
 	for _, id := range slices.Sorted(maps.Keys(h.real)) {
 		a, ma := h.handles(id)

@@ -571,45 +571,8 @@ func (s *machine) compare() (err error) {
 		}
 	}()
 	w, m := s.w, s.m
-	if err := w.Invariant(); err != nil {
-		return fmt.Errorf("Invariant: %v", err)
-	}
-	if w.Len() != m.Len() || w.IsEmpty() != m.IsEmpty() {
-		return fmt.Errorf("Len %d, model %d", w.Len(), m.Len())
-	}
-	if !w.Now().Equal(m.Now()) || w.NowIntervalNum() != m.NowIntervalNum() {
-		return fmt.Errorf("Now %d, model %d", w.Now().UnixNano(), m.Now().UnixNano())
-	}
-	if g, x := w.MaxAllowedAlarmTime(), m.MaxAllowedAlarmTime(); !g.Equal(x) {
-		return fmt.Errorf("MaxAllowedAlarmTime %d, model %d", g.UnixNano(), x.UnixNano())
-	}
-	{
-		g, ok := w.NextAlarmFiresAt()
-		x, mok := m.NextAlarmFiresAt()
-		if ok != mok || !g.Equal(x) {
-			return fmt.Errorf("NextAlarmFiresAt %v %v, model %v %v", g, ok, x, mok)
-		}
-	}
-	{
-		g, ok := w.MinAlarmIntervalNum()
-		x, mok := m.MinAlarmIntervalNum()
-		if ok != mok || g != x {
-			return fmt.Errorf("MinAlarmIntervalNum %d %v, model %d %v", g, ok, x, mok)
-		}
-	}
-	{
-		g, ok := w.MinAlarmTimeInMinInterval()
-		x, mok := m.MinAlarmTimeInMinInterval()
-		if ok != mok || ok && !g.Equal(x) {
-			return fmt.Errorf("MinAlarmTimeInMinInterval %v %v, model %v %v", g, ok, x, mok)
-		}
-	}
-	{
-		g, ok := w.MaxAlarmTimeInMinInterval()
-		x, mok := m.MaxAlarmTimeInMinInterval()
-		if ok != mok || ok && !g.Equal(x) {
-			return fmt.Errorf("MaxAlarmTimeInMinInterval %v %v, model %v %v", g, ok, x, mok)
-		}
+	if err := proptest.CompareQueries(w, m); err != nil {
+		return err
 	}
 	for _, p := range s.live {
 		at, err := w.AlarmAt(p.a)
