@@ -88,25 +88,7 @@ func (m *Model[T]) maxAllowedKey() int64 {
 	if m.overflow {
 		return m.MaxIntervalNum()
 	}
-	lo := m.now >> m.shift
-	var hi int64
-	s := 0
-	for _, b := range m.bits {
-		if s > 0 {
-			if hi == maxNs {
-				lo = maxNs
-			} else {
-				lo = (hi + 1) / (int64(1) << s) * (int64(1) << s)
-			}
-		}
-		if b+s >= 62 || lo > maxNs-(int64(1)<<(b+s)-1) {
-			hi = maxNs
-		} else {
-			hi = lo + int64(1)<<(b+s) - 1
-		}
-		s += b
-	}
-	return hi
+	return levelsReach(m.bits, m.now>>m.shift)
 }
 
 // MaxAllowedAlarmTime returns the last time Add accepts now.

@@ -53,9 +53,14 @@ func (m *QueueModel[T]) MinAllowedKey() int64 { return m.min }
 // MinAllowedKey: min_0 = MinAllowedKey; max_i = min(min_i + 2^(b_i+s_i) - 1,
 // MaxKey); min_(i+1) = max_i + 1 rounded down to a multiple of 2^(s_(i+1)),
 // where s_i is the sum of the bits below level i.
-func (m *QueueModel[T]) MaxAllowedKey() int64 {
-	lo, hi, s := m.min, int64(0), 0
-	for _, b := range m.bits {
+func (m *QueueModel[T]) MaxAllowedKey() int64 { return levelsReach(m.bits, m.min) }
+
+// levelsReach is the last key levels with bits bits hold when level 0 starts
+// at lo, by the geometry's recurrence (see MaxAllowedKey).
+func levelsReach(bits []int, lo int64) int64 {
+	var hi int64
+	s := 0
+	for _, b := range bits {
 		if s > 0 {
 			if hi == maxNs {
 				lo = maxNs
