@@ -403,7 +403,7 @@ func randomLevelBits(src source) (levelbits.LevelBits, error) {
 // message), Len, the allowed range, MinElt, MinKey, each element's key and
 // value, membership of live and dead handles, and All.
 //
-// Options: WithLevelBits, WithSteps, WithOpWeights, WithoutPanics,
+// Options: WithLevelBits, WithSteps, WithQueueOpWeights, WithoutPanics,
 // WithFailureFile, WithQueueFactory. A failure prints a snippet that replays
 // it (ReplayQueueText).
 func CheckQueue(t *testing.T, opts ...Option) {
@@ -414,7 +414,7 @@ func CheckQueue(t *testing.T, opts ...Option) {
 func checkQueue(t rapid.TB, opts []Option) {
 	t.Helper()
 	o := buildOptions(opts)
-	weights, err := o.opWeights(queueOpList(), queueDefaultWeights(), wheelOpList())
+	weights, err := opWeights(queueOpList(), queueDefaultWeights(), o.queueWeights, "WithQueueOpWeights")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,7 +462,7 @@ func (o *options) newQueueHarness(src source) (*queueHarness, error) {
 func CheckQueueBytes(t testing.TB, data []byte, opts ...Option) {
 	t.Helper()
 	o := buildOptions(opts)
-	weights, err := o.opWeights(queueOpList(), queueDefaultWeights(), wheelOpList())
+	weights, err := opWeights(queueOpList(), queueDefaultWeights(), o.queueWeights, "WithQueueOpWeights")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -109,7 +109,7 @@ func CheckWheel(t *testing.T, opts ...Option) {
 func checkWheel(t rapid.TB, opts []Option) {
 	t.Helper()
 	o := buildOptions(opts)
-	weights, err := o.opWeights(wheelOpList(), wheelDefaultWeights(), queueOpList())
+	weights, err := opWeights(wheelOpList(), wheelDefaultWeights(), o.weights, "WithOpWeights")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func checkWheel(t rapid.TB, opts []Option) {
 func CheckWheelBytes(t testing.TB, data []byte, opts ...Option) {
 	t.Helper()
 	o := buildOptions(opts)
-	weights, err := o.opWeights(wheelOpList(), wheelDefaultWeights(), queueOpList())
+	weights, err := opWeights(wheelOpList(), wheelDefaultWeights(), o.weights, "WithOpWeights")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func RunGopter(t *testing.T, opts ...Option) {
 //	}
 //
 // Options: WithGopterRuns (default 100 sequences, growing to 60 calls), WithConfigs,
-// WithLevelBits, WithOpWeights, WithoutPanics, WithWheelFactory,
+// WithLevelBits, WithOpWeights, WithQueueOpWeights, WithoutPanics, WithWheelFactory,
 // WithQueueFactory. WheelCommands and QueueCommands give the commands alone,
 // to build properties of your own.
 func GopterProperties(opts ...Option) *gopter.Properties {
@@ -70,7 +70,7 @@ func GopterProperties(opts ...Option) *gopter.Properties {
 // WithOpWeights names an unknown operation.
 func WheelCommands(opts ...Option) *commands.ProtoCommands {
 	o := buildOptions(opts)
-	weights, err := o.opWeights(wheelOpList(), wheelDefaultWeights(), queueOpList())
+	weights, err := opWeights(wheelOpList(), wheelDefaultWeights(), o.weights, "WithOpWeights")
 	if err != nil {
 		panic(err)
 	}
@@ -92,7 +92,7 @@ func WheelCommands(opts ...Option) *commands.ProtoCommands {
 // QueueCommands returns CheckQueue's state machine as gopter commands.
 func QueueCommands(opts ...Option) *commands.ProtoCommands {
 	o := buildOptions(opts)
-	weights, err := o.opWeights(queueOpList(), queueDefaultWeights(), wheelOpList())
+	weights, err := opWeights(queueOpList(), queueDefaultWeights(), o.queueWeights, "WithQueueOpWeights")
 	if err != nil {
 		panic(err)
 	}

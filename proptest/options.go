@@ -20,7 +20,8 @@ type options struct {
 	levelBits    []levelbits.LevelBits // queue: empty means random level bits
 	steps        int                   // calls per run; 0: rapid's -rapid.steps on average
 	noPanic      bool                  // no handler panics
-	weights      map[string]int        // operation mix; nil: the defaults
+	weights      map[string]int        // wheel operation mix; nil: the defaults
+	queueWeights map[string]int        // queue operation mix; nil: the defaults
 	failFile     string                // where a failing trace is written
 	wheelFactory WheelFactory          // nil: timingwheel.New[int]
 	queueFactory QueueFactory          // nil: priorityqueue.New[int]
@@ -51,20 +52,31 @@ func WithSteps(n int) Option { return func(o *options) { o.steps = n } }
 // GopterProperties).
 func WithoutPanics() Option { return func(o *options) { o.noPanic = true } }
 
-// WithOpWeights sets the operation mix: the relative weight of each named
-// operation; a weight of 0 turns one off and names left out keep their
-// default weights. Wheel operations are the Op* constants (OpAdd,
-// OpAdvanceClock, ...); queue operations the QueueOp* constants. A name that
-// is neither fails the test.
+// WithOpWeights sets the wheel's operation mix (CheckWheel, CheckWheelBytes,
+// the wheel machine of GopterProperties): the relative weight of each
+// operation named by an Op* constant (OpAdd, OpAdvanceClock, ...); a weight of
+// 0 turns one off and names left out keep their default weights. Any other
+// name fails the test.
 func WithOpWeights(weights map[string]int) Option {
-	return func(o *options) {
-		if o.weights == nil {
-			o.weights = map[string]int{}
-		}
-		for k, v := range weights {
-			o.weights[k] = v
-		}
+	return func(o *options) { o.weights = mergeWeights(o.weights, weights) }
+}
+
+// WithQueueOpWeights is WithOpWeights for the queue's machines (CheckQueue,
+// CheckQueueBytes, the queue machine of GopterProperties), with the QueueOp*
+// constants. The two mixes are separate because the structures share some
+// operation names (Add, Remove, Clear).
+func WithQueueOpWeights(weights map[string]int) Option {
+	return func(o *options) { o.queueWeights = mergeWeights(o.queueWeights, weights) }
+}
+
+func mergeWeights(into, from map[string]int) map[string]int {
+	if into == nil {
+		into = map[string]int{}
 	}
+	for k, v := range from {
+		into[k] = v
+	}
+	return into
 }
 
 // WithFailureFile makes CheckWheel and CheckQueue write the trace of a
@@ -95,21 +107,20 @@ func buildOptions(opts []Option) *options {
 	return o
 }
 
-// opWeights returns the weights of the named operations, defaults overridden
-// by WithOpWeights, or an error for an unknown name or an all-zero mix.
-func (o *options) opWeights(names []string, defaults []int, others []string) ([]int, error) {
+// opWeights returns the weights of the named operations, the defaults
+// overridden by set (from WithOpWeights or WithQueueOpWeights, named by
+// option), or an error for an unknown name, a negative weight or an all-zero
+// mix.
+func opWeights(names []string, defaults []int, set map[string]int, option string) ([]int, error) {
 	ws := slices.Clone(defaults)
-	for k, v := range o.weights {
+	for k, v := range set {
 		i := slices.Index(names, k)
 		if i < 0 {
-			if slices.Contains(others, k) {
-				continue // an operation of the other structure
-			}
-			return nil, fmt.Errorf("proptest: WithOpWeights: unknown operation %q (wheel: %s; queue: %s)",
-				k, strings.Join(wheelOpList(), ", "), strings.Join(queueOpList(), ", "))
+			return nil, fmt.Errorf("proptest: %s: unknown operation %q (known: %s)",
+				option, k, strings.Join(names, ", "))
 		}
 		if v < 0 {
-			return nil, fmt.Errorf("proptest: WithOpWeights: negative weight %d for %s", v, k)
+			return nil, fmt.Errorf("proptest: %s: negative weight %d for %s", option, v, k)
 		}
 		ws[i] = v
 	}
@@ -118,7 +129,7 @@ func (o *options) opWeights(names []string, defaults []int, others []string) ([]
 		total += w
 	}
 	if total == 0 {
-		return nil, fmt.Errorf("proptest: WithOpWeights turns every operation off")
+		return nil, fmt.Errorf("proptest: %s turns every operation off", option)
 	}
 	return ws, nil
 }

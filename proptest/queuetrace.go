@@ -9,7 +9,7 @@ import (
 )
 
 // Queue operation names, as they appear in a queue trace and in
-// WithOpWeights.
+// WithQueueOpWeights.
 const (
 	QueueOpAdd      = "Add"
 	QueueOpRemove   = "Remove"

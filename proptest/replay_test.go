@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -336,5 +337,29 @@ func TestGopterCatchesBuggyFakes(t *testing.T) {
 			}
 			t.Logf("gopter caught the %s: %s\n%s", name, firstLine(failure), text)
 		})
+	}
+}
+
+// The two operation mixes are separate: turning the wheel's Add off leaves
+// the queue's Add (the same name) on, and each option rejects the other
+// structure's names that it does not share.
+func TestOpWeightsPerStructure(t *testing.T) {
+	o := buildOptions([]Option{WithOpWeights(map[string]int{OpAdd: 0})})
+	qw, err := opWeights(queueOpList(), queueDefaultWeights(), o.queueWeights, "WithQueueOpWeights")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.Index(queueOpList(), QueueOpAdd); qw[i] == 0 {
+		t.Fatalf("WithOpWeights{%s: 0} turned the queue's %s off", OpAdd, QueueOpAdd)
+	}
+	ww, err := opWeights(wheelOpList(), wheelDefaultWeights(), o.weights, "WithOpWeights")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.Index(wheelOpList(), OpAdd); ww[i] != 0 {
+		t.Fatalf("WithOpWeights{%s: 0} left the wheel's weight at %d", OpAdd, ww[i])
+	}
+	if _, err := opWeights(queueOpList(), queueDefaultWeights(), map[string]int{OpAdvanceClock: 1}, "WithQueueOpWeights"); err == nil {
+		t.Fatalf("WithQueueOpWeights accepted the wheel operation %s", OpAdvanceClock)
 	}
 }
