@@ -42,8 +42,17 @@
 // # The wheel
 //
 // Timers live in a timingwheel.Wheel with 1 ns precision by default, so
-// scheduling, stopping and resetting a timer cost O(1) and an advance costs
-// O(timers fired), however far it goes. Times are kept relative to the start
+// scheduling, stopping and resetting a timer cost O(1) (O(levels), a small
+// constant) and an advance costs O(timers fired), however far it goes, with
+// two exceptions. An advance takes due timers from the wheel a chunk at a
+// time, so the wheel's clock may be ahead of Now() inside callbacks; a timer
+// due at or before the wheel's clock goes to a small binary heap instead,
+// O(log n) in the timers waiting there. Those are the AfterFunc timers
+// scheduled or reset with d <= 0, and the timers and ticks a callback
+// schedules at or shortly after its own time. And with a
+// coarser precision (WithPrecision) the wheel hands over timers by interval,
+// so each chunk it hands over is sorted, O(k log k) for k timers, and Step
+// and Next scan the current interval. Times are kept relative to the start
 // time, so any start works; the clock reaches 2^62-1 ns (about 146 years)
 // past it. A timer further out never fires; advancing further panics with
 // ErrOutOfRange.
@@ -571,18 +580,29 @@ func (c *Clock) fire(e entry) (bool, func()) {
 	return true, nil
 }
 
-// Waiters returns the number of goroutines that may be waiting on the clock:
-// Sleep calls in progress, plus pending After and NewTimer timers, plus
-// tickers not stopped.
+// Waiters returns how many things a goroutine may be waiting on: Sleep calls
+// in progress, plus scheduled After and NewTimer timers, plus tickers not
+// stopped. It does not know whether any goroutine is actually blocked on
+// them.
 func (c *Clock) Waiters() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.waiters
 }
 
-// BlockUntilWaiters waits until at least n goroutines wait on the clock (see
-// Waiters), or ctx ends, when it returns ctx.Err(). A test uses it to make
-// sure the code under test has gone to sleep before it advances the clock.
+// BlockUntilWaiters waits until Waiters() is at least n, or ctx ends, when it
+// returns ctx.Err(). A test uses it to make sure the code under test has gone
+// to sleep before it advances the clock.
+//
+// It counts what the clock can see, not goroutines: a Sleep in progress, a
+// scheduled After or NewTimer timer, and a running ticker each count one,
+// whether or not any goroutine is blocked receiving from its channel (a timer
+// counts from when it is scheduled until it fires or is stopped, received
+// from or not; two goroutines receiving from one timer count one; AfterFunc
+// timers never count). So it returns once the
+// timers are in place, possibly a moment before the goroutine that made them
+// reaches its receive; that is enough for Advance, since a value sent
+// meanwhile waits in the channel.
 func (c *Clock) BlockUntilWaiters(ctx context.Context, n int) error {
 	for {
 		c.mu.Lock()

@@ -25,12 +25,19 @@ const (
 
 func (k kind) String() string { return [...]string{"func", "chan", "tick"}[k] }
 
-// action is what a func timer's callback does to the clock when it fires.
+// action is one thing a func timer's callback does to the clock when it
+// fires. Targets may be tickers, and the callback's own timer; d may be zero
+// or negative (due at once: the same-instant path). A callback acts only on
+// its first actingFires fires, so that a timer that resets itself to now, or
+// two that reset each other, stop acting.
 type action struct {
-	op     int // 0 nothing, 1 stop target, 2 reset target to d, 3 AfterFunc(d)
+	op     int // 0 nothing, 1 stop target, 2 reset target to d, 3 AfterFunc(d) doing sub
 	target int
 	d      time.Duration
+	sub    []action
 }
+
+const actingFires = 2
 
 type mTimer struct {
 	kind   kind
@@ -39,7 +46,8 @@ type mTimer struct {
 	seq    int
 	period int64
 	buf    *int64 // the value waiting in the channel
-	act    action
+	acts   []action
+	fires  int
 }
 
 type fire struct {
@@ -97,7 +105,11 @@ func (m *model) advance(target int64) {
 		switch t.kind {
 		case kFunc:
 			t.active = false
-			m.do(t.act)
+			if t.fires++; t.fires <= actingFires {
+				for _, a := range t.acts {
+					m.do(a)
+				}
+			}
 		case kChan:
 			t.active = false
 			at := m.now
@@ -113,14 +125,21 @@ func (m *model) advance(target int64) {
 	m.now = max(m.now, target)
 }
 
+// do applies a; a ticker's Stop and Reset return nothing.
 func (m *model) do(a action) {
 	switch a.op {
 	case 1:
-		m.rets = append(m.rets, m.stop(a.target))
+		was := m.stop(a.target)
+		if m.timers[a.target].kind != kTick {
+			m.rets = append(m.rets, was)
+		}
 	case 2:
-		m.rets = append(m.rets, m.reset(a.target, int64(a.d)))
+		was := m.reset(a.target, int64(a.d))
+		if m.timers[a.target].kind != kTick {
+			m.rets = append(m.rets, was)
+		}
 	case 3:
-		t := &mTimer{kind: kFunc}
+		t := &mTimer{kind: kFunc, acts: a.sub}
 		m.schedule(t, int64(a.d))
 		m.timers = append(m.timers, t)
 	}
@@ -167,6 +186,7 @@ type real struct {
 	timers []any // Timer or Ticker
 	trace  []fire
 	rets   []bool
+	fatalf func(format string, args ...any)
 }
 
 func (r *real) add(x any, t *timer) {
@@ -177,13 +197,40 @@ func (r *real) add(x any, t *timer) {
 func (r *real) do(a action) {
 	switch a.op {
 	case 1:
-		r.rets = append(r.rets, r.timers[a.target].(Timer).Stop())
+		switch x := r.timers[a.target].(type) {
+		case Timer:
+			r.rets = append(r.rets, x.Stop())
+		case Ticker:
+			x.Stop()
+		}
 	case 2:
-		r.rets = append(r.rets, r.timers[a.target].(Timer).Reset(a.d))
+		switch x := r.timers[a.target].(type) {
+		case Timer:
+			r.rets = append(r.rets, x.Reset(a.d))
+		case Ticker:
+			x.Reset(a.d)
+		}
 	case 3:
-		tm := r.c.AfterFunc(a.d, func() {})
-		r.add(tm, tm.(*timer))
+		r.newFunc(a.d, a.sub)
 	}
+}
+
+// newFunc makes a func timer whose callback checks Now and does acts on its
+// first actingFires fires.
+func (r *real) newFunc(d time.Duration, acts []action) {
+	id := len(r.timers)
+	fires := 0
+	tm := r.c.AfterFunc(d, func() {
+		if got, at := int64(r.c.Now().Sub(t0)), r.trace[len(r.trace)-1].at; got != at {
+			r.fatalf("timer %d's callback sees Now = t0+%d, want its time t0+%d", id, got, at)
+		}
+		if fires++; fires <= actingFires {
+			for _, a := range acts {
+				r.do(a)
+			}
+		}
+	})
+	r.add(tm, tm.(*timer))
 }
 
 func drawD(t *rapid.T, label string) time.Duration {
@@ -194,6 +241,9 @@ func drawD(t *rapid.T, label string) time.Duration {
 // TestModel drives the clock and the model with the same random operations
 // and compares the trace of fires (which timer, at which time), Now, Next,
 // Waiters, the return values of Stop and Reset, and every value received.
+// Callbacks stop and reset any timer or ticker, themselves included, and make
+// AfterFunc timers that act in turn, with d <= 0 too: the timers due at the
+// instant being fired, which take the early heap.
 func TestModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var opts []Option
@@ -208,7 +258,7 @@ func TestModel(t *testing.T) {
 		}
 		c := New(t0, opts...)
 		c.chunk = rapid.SampledFrom([]int{1, 2, 3, defaultChunk}).Draw(t, "chunk")
-		r := &real{c: c, ids: map[*timer]int{}}
+		r := &real{c: c, ids: map[*timer]int{}, fatalf: t.Fatalf}
 		m := &model{}
 		c.trace = func(tm *timer) {
 			id, ok := r.ids[tm]
@@ -218,36 +268,42 @@ func TestModel(t *testing.T) {
 			r.trace = append(r.trace, fire{id, c.now})
 		}
 
-		// newFunc creates a func timer whose callback does act, in both.
-		newFunc := func(d time.Duration, act action) {
-			id := len(r.timers)
-			var tm Timer
-			tm = c.AfterFunc(d, func() {
-				if got, at := int64(c.Now().Sub(t0)), r.trace[len(r.trace)-1].at; got != at {
-					t.Fatalf("timer %d's callback sees Now = t0+%d, want its time t0+%d", id, got, at)
+		// drawActs draws what a callback does. Its targets are the timers
+		// that exist now, and with self, the timer about to be made (whose
+		// id is len(m.timers)); depth bounds the nesting of AfterFunc.
+		var drawActs func(t *rapid.T, self bool, depth int) []action
+		drawActs = func(t *rapid.T, self bool, depth int) []action {
+			var acts []action
+			for range rapid.IntRange(0, 2).Draw(t, "nacts") {
+				a := action{op: rapid.IntRange(0, 3).Draw(t, "op"), d: drawD(t, "d")}
+				n := len(m.timers)
+				if self {
+					n++
 				}
-				r.do(act)
-			})
-			r.add(tm, tm.(*timer))
-			mt := &mTimer{kind: kFunc, act: act}
+				switch {
+				case a.op == 3 && depth > 0:
+					a.sub = drawActs(t, false, depth-1)
+				case a.op == 3:
+					a.sub = nil
+				case a.op > 0 && n == 0:
+					a.op = 0
+				case a.op > 0:
+					a.target = rapid.IntRange(0, n-1).Draw(t, "target")
+					if a.target < len(m.timers) && m.timers[a.target].kind == kTick {
+						// A ticker's Reset takes a period, as NewTicker's.
+						a.d = time.Duration(rapid.Int64Range(1, 10).Draw(t, "p")) << 20
+					}
+				}
+				acts = append(acts, a)
+			}
+			return acts
+		}
+		// newFunc creates a func timer whose callback does acts, in both.
+		newFunc := func(d time.Duration, acts []action) {
+			r.newFunc(d, acts)
+			mt := &mTimer{kind: kFunc, acts: acts}
 			m.schedule(mt, int64(d))
 			m.timers = append(m.timers, mt)
-		}
-		drawAction := func(t *rapid.T) action {
-			a := action{op: rapid.IntRange(0, 3).Draw(t, "op")}
-			if len(m.timers) == 0 && a.op < 3 {
-				return action{}
-			}
-			if a.op == 1 || a.op == 2 {
-				a.target = rapid.IntRange(0, len(m.timers)-1).Draw(t, "target")
-				if m.timers[a.target].kind == kTick {
-					return action{} // a ticker's Reset takes no zero or negative d
-				}
-			}
-			// A positive d: a callback that resets itself to now would run
-			// forever, in the model as in the clock.
-			a.d = max(drawD(t, "d"), 1)
-			return a
 		}
 		check := func(t *rapid.T, what string) {
 			if !slices.Equal(r.trace, m.trace) {
@@ -280,7 +336,7 @@ func TestModel(t *testing.T) {
 
 		t.Repeat(map[string]func(*rapid.T){
 			"AfterFunc": func(t *rapid.T) {
-				newFunc(drawD(t, "d"), drawAction(t))
+				newFunc(drawD(t, "d"), drawActs(t, true, 2))
 				check(t, "AfterFunc")
 			},
 			"NewTimer": func(t *rapid.T) {
