@@ -490,13 +490,7 @@ func (o *options) queueFailure(err error, h *queueHarness) string {
 		"\tproptest.ReplayQueueText(t, `\n%s\n\t`)\n%s", err, indentTrace(tr), o.writeFailure(tr))
 }
 
-func queueDefaultWeights() []int {
-	var out []int
-	for _, n := range queueOpNames {
-		out = append(out, n.weight)
-	}
-	return out
-}
+func queueDefaultWeights() []int { return queueOpNames.weights() }
 
 func (h *queueHarness) genOp(src source, weights []int, noPanic bool) QueueOp {
 	op := QueueOp{Name: queueOpNames[weighted(src, "op", weights)].name}

@@ -193,13 +193,7 @@ func (o *options) wheelFailure(err error, h *wheelHarness, cfg config.Config) st
 		"\tproptest.ReplayWheelText(t, `\n%s\n\t`)\n%s", err, indentTrace(tr), o.writeFailure(tr))
 }
 
-func wheelDefaultWeights() []int {
-	var out []int
-	for _, n := range wheelOpNames {
-		out = append(out, n.weight)
-	}
-	return out
-}
+func wheelDefaultWeights() []int { return wheelOpNames.weights() }
 
 // genOp draws the next call from the model's state.
 func (h *wheelHarness) genOp(src source, weights []int, noPanic bool) WheelOp {

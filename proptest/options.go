@@ -134,21 +134,9 @@ func opWeights(names []string, defaults []int, set map[string]int, option string
 	return ws, nil
 }
 
-func wheelOpList() []string {
-	var out []string
-	for _, n := range wheelOpNames {
-		out = append(out, n.name)
-	}
-	return out
-}
+func wheelOpList() []string { return wheelOpNames.names() }
 
-func queueOpList() []string {
-	var out []string
-	for _, n := range queueOpNames {
-		out = append(out, n.name)
-	}
-	return out
-}
+func queueOpList() []string { return queueOpNames.names() }
 
 // writeFailure writes a failing trace to o.failFile, if set; it returns a
 // note for the failure message.
@@ -173,4 +161,26 @@ func indentTrace(s string) string {
 		lines[i] = "\t\t" + lines[i]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// opMix lists a machine's operations with their default weights.
+type opMix []struct {
+	name   string
+	weight int
+}
+
+func (m opMix) names() []string {
+	out := make([]string, len(m))
+	for i, n := range m {
+		out[i] = n.name
+	}
+	return out
+}
+
+func (m opMix) weights() []int {
+	out := make([]int, len(m))
+	for i, n := range m {
+		out[i] = n.weight
+	}
+	return out
 }

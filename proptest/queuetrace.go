@@ -21,10 +21,7 @@ const (
 )
 
 // queueOpNames lists the queue operations with their default weights.
-var queueOpNames = []struct {
-	name   string
-	weight int
-}{
+var queueOpNames = opMix{
 	{QueueOpAdd, 8}, {QueueOpRemove, 3}, {QueueOpChange, 3}, {QueueOpIncrease, 5},
 	{QueueOpMinElt, 2}, {QueueOpShrink, 1}, {QueueOpClear, 1},
 }

@@ -27,10 +27,7 @@ const (
 )
 
 // wheelOpNames lists the wheel operations with their default weights.
-var wheelOpNames = []struct {
-	name   string
-	weight int
-}{
+var wheelOpNames = opMix{
 	{OpAdd, 6}, {OpAddAtIntervalNum, 2}, {OpRemove, 2}, {OpReschedule, 2}, {OpRescheduleAtIntervalNum, 1},
 	{OpAdvanceClock, 4}, {OpAdvanceClockLimit, 2}, {OpFirePastAlarms, 1}, {OpAdvanceClockStopAtNextAlarm, 2},
 	{OpShrink, 1}, {OpClear, 1},
