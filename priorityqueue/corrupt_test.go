@@ -168,7 +168,7 @@ func TestCorruptPQ4(t *testing.T) {
 	q := f.q
 	i := f.idx("k5") // level 1, slot (5>>2)&3 = 1
 	q.del(1, 1, i)
-	q.put(1, 2, i, false) // slot 2 covers keys 8-11; counts, bits and positions stay consistent
+	q.put(1, 2, i, 5, false) // slot 2 covers keys 8-11; counts, bits and positions stay consistent
 	invariant.Expect(t, q.Invariant(), "PQ4")
 }
 
@@ -339,7 +339,7 @@ func TestCorruptPQ12(t *testing.T) {
 	}
 	q.del(1, q.levels[1].slot(5), i)
 	r.Time = 40 << shift // key 40: level 2 [16, 79], slot 2
-	q.put(2, q.levels[2].slot(40), i, false)
+	q.put(2, q.levels[2].slot(40), i, 40, false)
 	invariant.Expect(t, q.Invariant(), "PQ12")
 }
 
@@ -372,4 +372,46 @@ func TestCorruptPoolThroughQueue(t *testing.T) {
 		f.q.pool.Rec(i).Next = 0
 		invariant.Expect(t, f.q.Invariant(), "AP3")
 	})
+}
+
+func TestCorruptPQ13(t *testing.T) {
+	f := newFixture(t)
+	q := f.q
+	s := q.levels[1].slot(5) // holds key 5 alone
+	q.levels[1].smin[s] = 4  // a key no element of the slot has
+	invariant.Expect(t, q.Invariant(), "PQ13")
+}
+
+// TestSlotMinAfterRemove: removing the smallest key of a higher-level slot
+// must not leave it as the slot's cached minimum (MinKey would then report a
+// key no element has), and the walk that replaces it finds the next one.
+func TestSlotMinAfterRemove(t *testing.T) {
+	lb, err := levelbits.New(2, 2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := New[string](lb, 0)
+	// Keys 8..11 share one level-1 slot (4 keys a slot); level 0 covers [0, 3].
+	a8, _ := q.Add(8, "a")
+	if _, err := q.Add(10, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if k, _ := q.MinKey(); k != 8 {
+		t.Fatalf("MinKey = %d, want 8", k)
+	}
+	if err := q.Remove(a8); err != nil {
+		t.Fatal(err)
+	}
+	if k, ok := q.MinKey(); !ok || k != 10 {
+		t.Fatalf("after removing key 8: MinKey = %d, %v, want 10", k, ok)
+	}
+	if _, err := q.Add(9, "c"); err != nil { // unknown minimum stays unknown, then walks
+		t.Fatal(err)
+	}
+	if k, _ := q.MinKey(); k != 9 {
+		t.Fatalf("after adding key 9: MinKey = %d, want 9", k)
+	}
+	if err := q.Invariant(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,12 +1,14 @@
 package priorityqueue
 
 import (
+	"math"
+
 	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/invariant"
 )
 
 // Invariant checks every invariant of the queue and returns nil or an
-// *invariant.Violation naming the first one broken (IDs PQ1-PQ12, and the
+// *invariant.Violation naming the first one broken (IDs PQ1-PQ13, and the
 // pool's AP1-AP6; docs/invariants.md states each). Cost: O(slots + capacity).
 //
 //	PQ1  level geometry: s_i = b_0+...+b_(i-1), 2^b_i slots, keysPerSlot = 2^s_i,
@@ -28,13 +30,21 @@ import (
 //	     after a handler panicked)
 //	PQ11 pool: live records = Len + records whose handler is running; AP1-AP6
 //	PQ12 every element's time is in [0, MaxKey]
+//	PQ13 cached slot minimum: at levels >= 1, an occupied slot's cached
+//	     minimum is unknown (-1) or equals the smallest key in the slot
 func (q *Queue[T]) Invariant() error {
 	var bitsPerSlot uint
 	for l := range q.levels {
 		lv := &q.levels[l]
 		nslots := int(lv.mask) + 1
-		if lv.v != nil && (len(lv.v) != nslots || len(lv.cnt) != nslots) || lv.v == nil && (lv.cnt != nil || lv.length != 0) {
-			return invariant.Errorf("PQ1", "level %d: %d slots, %d counts, mask %#x", l, len(lv.v), len(lv.cnt), lv.mask)
+		wantMins := nslots
+		if l == 0 || lv.v == nil {
+			wantMins = 0
+		}
+		if lv.v != nil && (len(lv.v) != nslots || len(lv.cnt) != nslots) || lv.v == nil && (lv.cnt != nil || lv.length != 0) ||
+			len(lv.smin) != wantMins {
+			return invariant.Errorf("PQ1", "level %d: %d slots, %d counts, %d cached minima, mask %#x",
+				l, len(lv.v), len(lv.cnt), len(lv.smin), lv.mask)
 		}
 		if lv.shift != bitsPerSlot || lv.keysPerSlot != int64(1)<<bitsPerSlot ||
 			nslots != 1<<lv.bits || len(lv.occ) != (nslots+63)/64 {
@@ -102,6 +112,7 @@ func (q *Queue[T]) Invariant() error {
 		for s := range lv.v {
 			v := &lv.v[s]
 			n := 0
+			slotMin := int64(math.MaxInt64)
 			for half, vec := range [][]uint32{v.front, v.back} {
 				for p, i := range vec {
 					if i == 0 {
@@ -114,6 +125,7 @@ func (q *Queue[T]) Invariant() error {
 					if err := checkElt(l, s, i, r); err != nil {
 						return err
 					}
+					slotMin = min(slotMin, q.keyOf(r))
 					want := uint32(p)
 					if half == 0 {
 						want |= frontBit
@@ -130,6 +142,10 @@ func (q *Queue[T]) Invariant() error {
 			}
 			if (n > 0) != lv.occ.has(s) {
 				return invariant.Errorf("PQ7", "level %d slot %d: %d elements, bit %v", l, s, n, lv.occ.has(s))
+			}
+			if n > 0 && l > 0 && lv.smin[s] != minUnknown && lv.smin[s] != slotMin {
+				return invariant.Errorf("PQ13", "level %d slot %d: cached minimum %d, smallest key %d",
+					l, s, lv.smin[s], slotMin)
 			}
 			count += n
 		}

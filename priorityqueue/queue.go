@@ -75,6 +75,7 @@ type level struct {
 	length      int      // elements linked at this level
 	v           []slot   // each slot's record indices (slots.go); nil until first used
 	cnt         []uint32 // number of records in each slot; nil with v
+	smin        []int64  // levels >= 1: each occupied slot's smallest key, or minUnknown; nil with v
 	occ         bitmap   // bit s set iff slot s holds an element
 	keysPerSlot int64
 }
@@ -300,7 +301,7 @@ func (q *Queue[T]) insert(i uint32, key int64) {
 	if mutant.Is(mutant.SlotOffByOne) && l > 0 {
 		s = (s + 1) & int(lv.mask)
 	}
-	q.put(l, s, i, false)
+	q.put(l, s, i, key, false)
 	q.length++
 	if q.minValid {
 		if key < q.minKey {
@@ -501,12 +502,28 @@ func (q *Queue[T]) computeMinKey() int64 {
 			best = slotMin // one key per slot at level 0
 			continue
 		}
-		q.each(l, s, func(i uint32) bool {
-			best = min(best, q.keyOf(q.rec(i)))
-			return true
-		})
+		best = min(best, q.slotMin(l, s))
 	}
 	return best
+}
+
+// slotMin returns the smallest key in occupied slot s of level l >= 1: the
+// cached one, or else the result of a walk of the slot, which it caches.
+// Without the cache, finding the minimum after level 0 runs dry walks the
+// next higher slot and reads every record in it, at random addresses, just
+// before the cascade reads them all again.
+func (q *Queue[T]) slotMin(l, s int) int64 {
+	lv := &q.levels[l]
+	if m := lv.smin[s]; m != minUnknown {
+		return m
+	}
+	m := int64(math.MaxInt64)
+	q.each(l, s, func(i uint32) bool {
+		m = min(m, q.keyOf(q.rec(i)))
+		return true
+	})
+	lv.smin[s] = m
+	return m
 }
 
 // firstWithKey returns the element that removal would take first among those
@@ -792,6 +809,8 @@ func (q *Queue[T]) cascadeRange(l, start, end int) {
 		// new slot: the new slot gets this slot's order, ahead of the newer
 		// elements already there.
 		v := &lv.v[s]
+		q.touch(v.back)
+		q.touch(v.front)
 		for j := len(v.back) - 1; j >= 0; j-- {
 			if i := v.back[j]; i != 0 {
 				q.moveDown(l, i)
@@ -809,6 +828,17 @@ func (q *Queue[T]) cascadeRange(l, start, end int) {
 	}
 }
 
+// touch loads the records named in idx in a tight loop of independent loads,
+// so that their cache misses overlap, ahead of a loop that reads them one by
+// one with more work in between (Go has no prefetch instruction).
+func (q *Queue[T]) touch(idx []uint32) {
+	var x uint8
+	for _, i := range idx {
+		x += q.rec(i).State
+	}
+	q.sink = x
+}
+
 // moveDown puts record i, from a slot of level l that the minimum has passed,
 // ahead of the highest lower level's slot for its key.
 func (q *Queue[T]) moveDown(l int, i uint32) {
@@ -821,7 +851,7 @@ func (q *Queue[T]) moveDown(l int, i uint32) {
 		for t = 0; key > q.levels[t].maxKey; t++ {
 		}
 	}
-	q.put(t, q.levels[t].slot(key), i, !mutant.Is(mutant.CascadeAppends))
+	q.put(t, q.levels[t].slot(key), i, key, !mutant.Is(mutant.CascadeAppends))
 	q.counts.Moved++
 }
 
@@ -928,7 +958,7 @@ func (q *Queue[T]) Shrink() {
 	for l := range q.levels {
 		lv := &q.levels[l]
 		if lv.length == 0 {
-			lv.v, lv.cnt = nil, nil
+			lv.v, lv.cnt, lv.smin = nil, nil, nil
 			continue
 		}
 		for s := range lv.v {

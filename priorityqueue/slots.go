@@ -26,12 +26,23 @@ type slot struct {
 	back  []uint32 // added; in order from the start
 }
 
-// put puts record i in slot s of level l: at the back, or ahead of every
-// element already there. It allocates the level's slots on first use.
-func (q *Queue[T]) put(l, s int, i uint32, ahead bool) {
+// minUnknown marks a slot whose smallest key is not cached (level.smin).
+const minUnknown = -1
+
+// put puts record i, whose key is key, in slot s of level l: at the back, or
+// ahead of every element already there. It allocates the level's slots on
+// first use.
+func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 	lv := &q.levels[l]
 	if lv.v == nil {
 		q.allocLevel(l)
+	}
+	if l > 0 {
+		// The slot's cached minimum: the key itself in an empty slot, else
+		// the smaller of the two, unless it is unknown.
+		if m := lv.smin[s]; lv.cnt[s] == 0 || m != minUnknown && key < m {
+			lv.smin[s] = key
+		}
 	}
 	v := &lv.v[s]
 	if n := len(v.front) + len(v.back); n >= 32 && n > 2*int(lv.cnt[s]) {
@@ -62,6 +73,9 @@ func (q *Queue[T]) allocLevel(l int) {
 	n := int(lv.mask) + 1
 	lv.v = make([]slot, n)
 	lv.cnt = make([]uint32, n)
+	if l > 0 {
+		lv.smin = make([]int64, n)
+	}
 	arena := make([]uint32, n*slotStart)
 	for s := range lv.v {
 		lv.v[s].back = arena[s*slotStart : s*slotStart : (s+1)*slotStart]
@@ -72,10 +86,14 @@ func (q *Queue[T]) allocLevel(l int) {
 func (q *Queue[T]) del(l, s int, i uint32) {
 	lv := &q.levels[l]
 	v := &lv.v[s]
-	if p := q.rec(i).Next; p&frontBit != 0 {
+	r := q.rec(i)
+	if p := r.Next; p&frontBit != 0 {
 		v.front[p&^frontBit] = 0
 	} else {
 		v.back[p] = 0
+	}
+	if l > 0 && lv.smin[s] == q.keyOf(r) && !mutant.Is(mutant.SlotMinKept) {
+		lv.smin[s] = minUnknown // the minimum may have left; the next query walks the slot
 	}
 	lv.cnt[s]--
 	if !mutant.Is(mutant.LengthNotCounted) {

@@ -47,6 +47,7 @@ var plan = map[string][]string{
 	mutant.ClearKeepsOwner:   {"TestKillExhaustive"},
 	mutant.OverflowShort:     {"TestKillExhaustive", "TestKillOverflowReach"},
 	mutant.LimitOneMore:      {"TestKillExhaustive"},
+	mutant.SlotMinKept:       {"TestKillExhaustive"},
 }
 
 // mayHang are the mutants known to make some killer loop forever (an endless

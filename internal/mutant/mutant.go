@@ -32,13 +32,14 @@ const (
 	ClearKeepsOwner   = "clear-keeps-owner"   // Clear keeps the pool's owner ID, so old handles can name new alarms
 	OverflowShort     = "overflow-short"      // overflow levels come in whole 8-bit levels only, falling short of MaxTime
 	LimitOneMore      = "limit-one-more"      // AdvanceClockLimit stops only once it has fired more than limit alarms
+	SlotMinKept       = "slot-min-kept"       // removing a slot's smallest key keeps the slot's cached minimum
 )
 
 // All lists every mutant.
 var All = []string{SlotOffByOne, BitmapNotCleared, CascadeAppends, CascadeLowest, StaleMinAfterClr,
 	ClampWrong, MinNotInvalidated, FirePastLevel0, NextAlarmOffByOne, LengthNotCounted, DueNotFreed,
 	HandleGenIgnored, FirePastReversed, FirePastStrict, MinTimesLevel0, RescheduleInPlace, BeforeNowRejected,
-	LimitJumps, ShrinkForwardLost, ClearKeepsOwner, OverflowShort, LimitOneMore}
+	LimitJumps, ShrinkForwardLost, ClearKeepsOwner, OverflowShort, LimitOneMore, SlotMinKept}
 
 // Is reports whether mutant name is active. It is always false without the
 // twmutants build tag.
