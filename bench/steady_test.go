@@ -18,7 +18,7 @@ func BenchmarkSteadyHold(b *testing.B) {
 		name  string
 		exact bool
 		n     int
-	}{{"HOLD/N=1e5", false, 1e5}, {"HOLD-EXACT/N=1e5", true, 1e5}, {"HOLD/N=1e6", false, 1e6}} {
+	}{{"HOLD/N=1e5", false, 1e5}, {"HOLD-EXACT/N=1e5", true, 1e5}, {"HOLD/N=1e6", false, 1e6}, {"HOLD-EXACT/N=1e6", true, 1e6}} {
 		b.Run(c.name, func(b *testing.B) {
 			bits := uint(10)
 			if c.exact {
