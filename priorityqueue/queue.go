@@ -809,18 +809,8 @@ func (q *Queue[T]) cascadeRange(l, start, end int) {
 		// new slot: the new slot gets this slot's order, ahead of the newer
 		// elements already there.
 		v := &lv.v[s]
-		q.touch(v.back)
-		q.touch(v.front)
-		for j := len(v.back) - 1; j >= 0; j-- {
-			if i := v.back[j]; i != 0 {
-				q.moveDown(l, i)
-			}
-		}
-		for _, i := range v.front {
-			if i != 0 {
-				q.moveDown(l, i)
-			}
-		}
+		q.moveAll(l, v.back, true)
+		q.moveAll(l, v.front, false)
 		q.empty(l, s)
 		if lv.length == 0 {
 			return
@@ -828,10 +818,41 @@ func (q *Queue[T]) cascadeRange(l, start, end int) {
 	}
 }
 
-// touch loads the records named in idx in a tight loop of independent loads,
-// so that their cache misses overlap, ahead of a loop that reads them one by
-// one with more work in between (Go has no prefetch instruction).
-func (q *Queue[T]) touch(idx []uint32) {
+// cascadeAhead is how many records moveAll touches ahead of the one it moves.
+const cascadeAhead = 32
+
+// moveAll moves down the records of a level-l slot vector idx, from the end
+// if reverse, skipping tombstones. It touches the records a window ahead
+// (see touch): the moves read each record at a random address, and a slot
+// can hold more records than the cache, so touching them all first would
+// evict the first before they are moved.
+func (q *Queue[T]) moveAll(l int, idx []uint32, reverse bool) {
+	n := len(idx)
+	q.touch(idx[max(n-cascadeAhead, 0):], idx[:min(cascadeAhead, n)], reverse)
+	for k := 0; k < n; k++ {
+		if k%cascadeAhead == 0 {
+			lo, hi := min(k+cascadeAhead, n), min(k+2*cascadeAhead, n)
+			q.touch(idx[n-hi:n-lo], idx[lo:hi], reverse)
+		}
+		j := k
+		if reverse {
+			j = n - 1 - k
+		}
+		if i := idx[j]; i != 0 {
+			q.moveDown(l, i)
+		}
+	}
+}
+
+// touch loads the records named in rev (if reverse) or fwd in a tight loop of
+// independent loads, so that their cache misses overlap, ahead of a loop that
+// reads them one by one with more work in between (Go has no prefetch
+// instruction).
+func (q *Queue[T]) touch(rev, fwd []uint32, reverse bool) {
+	idx := fwd
+	if reverse {
+		idx = rev
+	}
 	var x uint8
 	for _, i := range idx {
 		x += q.rec(i).State
