@@ -30,7 +30,7 @@ type slot struct {
 const minUnknown = -1
 
 // put puts record i, whose key is key, in slot s of level l: at the back, or
-// ahead of every element already there. It allocates the level's slots on
+// (ahead) before every element already there. It allocates the level's slots on
 // first use.
 func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 	lv := &q.levels[l]
@@ -45,11 +45,16 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 		}
 	}
 	v := &lv.v[s]
-	if n := len(v.front) + len(v.back); n >= 32 && n > 2*int(lv.cnt[s]) {
+	n := len(v.front) + len(v.back)
+	if n >= 32 && n > 2*int(lv.cnt[s]) {
 		q.compact(l, s)
 	}
 	r := q.rec(i)
-	if ahead {
+	// Ahead of nothing is the back: a cascade into an empty slot (the common
+	// case: a slot's elements spread over many lower slots) then uses the
+	// back vector, carved from the level's arena, instead of growing the
+	// slot's front vector from nothing (an allocation, and a scattered one).
+	if ahead && n != 0 {
 		r.Next = frontBit | uint32(len(v.front))
 		v.front = append(v.front, i)
 	} else {
