@@ -528,3 +528,49 @@ func TestHandlerNestedIncrease(t *testing.T) {
 		t.Fatalf("Len %d, MinAllowedKey %d", q.Len(), q.MinAllowedKey())
 	}
 }
+
+// TestShrinkInsideRemovalHandler: a handler that calls Shrink moves the
+// record being removed (here from index 8 to 1, the pool shrinking to two
+// records); the removal must then free the record where it now is, and the
+// handle must still answer inside the handler.
+func TestShrinkInsideRemovalHandler(t *testing.T) {
+	lb, err := levelbits.New(2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := priorityqueue.New[int](lb, 0)
+	var hs []alarm.Alarm
+	for v := range 8 {
+		a, err := q.Add(5, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs = append(hs, a)
+	}
+	for _, a := range hs[:7] {
+		if err := q.Remove(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []int
+	err = q.IncreaseMinAllowedKey(6, func(a alarm.Alarm) {
+		q.Shrink()
+		v, err := q.Value(a)
+		if err != nil {
+			t.Errorf("Value inside the handler after Shrink: %v", err)
+		}
+		got = append(got, v)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []int{7}) || !q.IsEmpty() {
+		t.Fatalf("removed %v, Len %d; want [7], 0", got, q.Len())
+	}
+	if err := q.Invariant(); err != nil {
+		t.Fatal(err)
+	}
+	if q.Mem(hs[7]) {
+		t.Fatal("the removed handle is still a member")
+	}
+}

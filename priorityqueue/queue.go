@@ -152,7 +152,8 @@ func (q *Queue[T]) check(call string, args ...any) {
 
 // New returns an empty queue with the given level bits and room for capacity
 // elements before it allocates; MinAllowedKey is 0. Each level i allocates 2^b_i
-// slots (4 bytes each), so level bits such as [40] are not usable. The level
+// slots on first use (about 80 bytes each with their counts, cached minimum
+// and first vector), so level bits such as [40] are not usable. The level
 // bits must be valid (see levelbits.New); New panics otherwise.
 func New[T any](lb levelbits.LevelBits, capacity int) *Queue[T] {
 	return NewTimed[T](lb, capacity, 0)
@@ -619,7 +620,10 @@ func (q *Queue[T]) keyTimes(k int64, due bool) (lo, hi int64) {
 // whose key is below it, calling removed (if not nil) for each, in ascending
 // key order and, within a key, in the order the elements were added or
 // changed. A key at or below MinAllowedKey removes nothing. It fails with
-// ErrKeyOutOfRange for a key above MaxKey, and then changes nothing.
+// ErrKeyOutOfRange for a key above MaxKey, and then changes nothing. On a
+// queue made by NewTimed with a shift above 0, keys above MaxKey >> Shift()
+// name no time: raising MinAllowedKey past MaxAllowedKey is allowed, and
+// leaves a queue that accepts no Add (a timing wheel never does it).
 //
 // removed may call any method of the queue. Inside it, the element being
 // removed is no longer a member but Key, Time and Value still answer for it;
@@ -736,6 +740,9 @@ func (q *Queue[T]) fireDue(removed func(alarm.Alarm)) (n int) {
 		if q.epoch != epoch {
 			return n // Clear ran inside the handler and freed everything
 		}
+		// Re-read the index: a Shrink inside the handler may have moved the
+		// record (it updates q.firing, not this local).
+		i = q.firing[len(q.firing)-1]
 		q.firing = q.firing[:len(q.firing)-1]
 		q.pool.Free(i)
 	}
@@ -1006,7 +1013,7 @@ func (q *Queue[T]) BytesHeld() int {
 	n := (q.pool.Cap() + 1) * int(unsafe.Sizeof(alarm.Record[T]{}))
 	for l := range q.levels {
 		lv := &q.levels[l]
-		n += len(lv.occ)*8 + len(lv.cnt)*4
+		n += len(lv.occ)*8 + len(lv.cnt)*4 + len(lv.smin)*8
 		for s := range lv.v {
 			n += int(unsafe.Sizeof(slot{})) + (cap(lv.v[s].front)+cap(lv.v[s].back))*4
 		}

@@ -11,9 +11,11 @@ import (
 // current one), while with a vector the next indices are known in advance and
 // the CPU overlaps the misses. The same holds for the due list, a buffer.
 //
-// A slot's order is front, read from the end (elements moved down by
-// cascades, which go ahead of everything already there), then back, read from
-// the start (elements added). A removed element leaves a tombstone (index 0);
+// A slot's order is front, read from the end, then back, read from the
+// start. Adds append to back. A cascade puts each element ahead of everything
+// already in its new slot: it appends to front, or to back when the slot is
+// empty (ahead of nothing is the back, and back has capacity from the level's
+// arena), so back may hold cascaded elements too. A removed element leaves a tombstone (index 0);
 // a slot is compacted when tombstones outnumber its elements, and emptied when
 // its last element leaves or it is fired or cascaded. A record's Next holds its
 // position: the index in back, or frontBit | the index in front.
@@ -22,8 +24,8 @@ const frontBit = 1 << 31
 
 // slot is one slot of a level.
 type slot struct {
-	front []uint32 // moved down by cascades; in order from the end
-	back  []uint32 // added; in order from the start
+	front []uint32 // put ahead by cascades into a non-empty slot; in order from the end
+	back  []uint32 // added, or cascaded into an empty slot; in order from the start
 }
 
 // minUnknown marks a slot whose smallest key is not cached (level.smin).
