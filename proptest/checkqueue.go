@@ -209,6 +209,8 @@ func (h *queueHarness) increase(op QueueOp) error {
 			gotActErr = h.q.Remove(target)
 		case ActReschedule:
 			gotActErr = h.q.Change(target, h.q.MinAllowedKey()+hs.Offset)
+		case ActShrink:
+			h.q.Shrink()
 		case ActPanic:
 			panic(scriptPanic{})
 		}
@@ -396,7 +398,7 @@ func randomLevelBits(src source) (levelbits.LevelBits, error) {
 // keys already in use, Remove of live, removed and null handles,
 // IncreaseMinAllowedKey by one, by small steps, by large jumps, to the top of
 // the key space, past it, backwards and to just past the minimum (with
-// removal handlers that add, remove, change and panic), MinElt, Shrink and
+// removal handlers that add, remove, change, shrink and panic), MinElt, Shrink and
 // Clear, over random level bits ([1], [1 1], [2 2], [3 1], random small ones
 // and the default). After every call Invariant() is nil and every observable
 // equals the model's: errors, the removed sequence (a cmp.Diff in the
@@ -583,7 +585,7 @@ func (h *queueHarness) genScript(src source, noPanic bool) Script {
 	if src.intn("scripted", 3) != 0 {
 		return Script{}
 	}
-	acts := []string{ActAdd, ActRemove, ActReschedule, ActPanic, ActNil}
+	acts := []string{ActAdd, ActRemove, ActReschedule, ActPanic, ActNil, ActShrink}
 	hs := Script{
 		Call:   1 + src.intn("scriptAt", 4),
 		Action: acts[src.intn("scriptAction", len(acts))],
@@ -595,7 +597,7 @@ func (h *queueHarness) genScript(src source, noPanic bool) Script {
 	switch hs.Action {
 	case ActNil:
 		return Script{Action: ActNil}
-	case ActPanic:
+	case ActPanic, ActShrink:
 		hs.Offset = 0
 	case ActRemove, ActReschedule:
 		hs.Target = h.pick(src, "scriptTarget")

@@ -82,7 +82,7 @@ func genStart(src source) time.Time {
 // and a Model[int] with the same random calls (adds, removes, reschedules,
 // advances small and large, limited advances, FirePastAlarms, the
 // stop-at-next-alarm step, Shrink, Clear, and handlers that add, remove,
-// reschedule and panic) and fails t at the first difference in any
+// reschedule, shrink and panic) and fails t at the first difference in any
 // observable: the fired sequence, every error, Len, Now, MaxAllowedAlarmTime,
 // NextAlarmFiresAt, MinAlarmIntervalNum, the min-interval queries, each
 // alarm's time, interval and value, membership of live and dead handles, All
@@ -300,12 +300,12 @@ func (h *wheelHarness) pick(src source, label string) int {
 }
 
 // genScript draws a handler: two in three calls get a plain one; the rest
-// act once (add, remove, reschedule, panic) or pass a nil handler.
+// act once (add, remove, reschedule, panic, shrink) or pass a nil handler.
 func (h *wheelHarness) genScript(src source, noPanic bool) Script {
 	if src.intn("scripted", 3) != 0 {
 		return Script{}
 	}
-	acts := []string{ActAdd, ActRemove, ActReschedule, ActPanic, ActNil}
+	acts := []string{ActAdd, ActRemove, ActReschedule, ActPanic, ActNil, ActShrink}
 	hs := Script{
 		Call:   1 + src.intn("scriptAt", 4),
 		Action: acts[src.intn("scriptAction", len(acts))],
@@ -320,7 +320,7 @@ func (h *wheelHarness) genScript(src source, noPanic bool) Script {
 	if hs.Action == ActRemove || hs.Action == ActReschedule {
 		hs.Target = h.pick(src, "scriptTarget")
 	}
-	if hs.Action == ActPanic {
+	if hs.Action == ActPanic || hs.Action == ActShrink {
 		hs.Offset = 0
 	}
 	return hs

@@ -30,8 +30,8 @@ var queueOpNames = opMix{
 // named by ids, the values stored in them, as in WheelOp. The Script of an
 // IncreaseMinAllowedKey acts in its removal handler: ActAdd adds an element
 // with key MinAllowedKey()+Offset, ActReschedule changes Target's key to
-// MinAllowedKey()+Offset, ActRemove removes Target, ActPanic panics, ActNil
-// passes a nil handler.
+// MinAllowedKey()+Offset, ActRemove removes Target, ActShrink calls Shrink
+// (the model does nothing), ActPanic panics, ActNil passes a nil handler.
 type QueueOp struct {
 	Name   string
 	Key    int64

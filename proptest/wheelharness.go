@@ -320,6 +320,8 @@ func (h *wheelHarness) fire(op WheelOp, strict bool,
 			gotActErr = h.w.Remove(target)
 		case ActReschedule:
 			gotActErr = h.w.Reschedule(target, now.Add(time.Duration(hs.Offset)))
+		case ActShrink:
+			h.w.Shrink()
 		case ActPanic:
 			panic(scriptPanic{})
 		}

@@ -41,6 +41,7 @@ const (
 	ActReschedule = "reschedule" // reschedule alarm Target to now + Offset
 	ActPanic      = "panic"      // panic
 	ActNil        = "nil"        // no handler at all: the call gets a nil func
+	ActShrink     = "shrink"     // call Shrink (the model does nothing): records move under the running call
 )
 
 // Script is what the handler of a firing call does, the same on the wheel and
@@ -88,7 +89,7 @@ type WheelOp struct {
 //	Clear
 //
 // handler=call,action,offset,target is a Script; action is one of add,
-// remove, reschedule, panic and nil.
+// remove, reschedule, panic, nil and shrink.
 type WheelTrace struct {
 	Precision int   // log2 of the alarm precision in ns
 	Bits      []int // the level bits given to config.WithLevelBits
@@ -225,7 +226,7 @@ func parseScript(s string) (Script, error) {
 		return Script{}, fmt.Errorf("handler %q: bad number", s)
 	}
 	switch p[1] {
-	case ActAdd, ActRemove, ActReschedule, ActPanic, ActNil:
+	case ActAdd, ActRemove, ActReschedule, ActPanic, ActNil, ActShrink:
 	default:
 		return Script{}, fmt.Errorf("handler %q: unknown action %q", s, p[1])
 	}

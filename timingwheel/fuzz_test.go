@@ -9,7 +9,7 @@ import (
 // FuzzWheel decodes a config, a start time and up to proptest.MaxFuzzCalls
 // calls (adds, removes, reschedules, advances of every size, limited advances,
 // FirePastAlarms, the stop-at-next-alarm step, Shrink, Clear, with handlers
-// that add, remove, reschedule and panic) from the input, runs them on a wheel
+// that add, remove, reschedule, shrink and panic) from the input, runs them on a wheel
 // and on proptest.Model, and fails at the first difference, invariant
 // violation or broken guarantee, printing a trace that
 // proptest.ReplayWheelText replays. The seeds in testdata/fuzz/FuzzWheel run
