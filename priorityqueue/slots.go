@@ -57,6 +57,12 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 	// back vector, carved from the level's arena, instead of growing the
 	// slot's front vector from nothing (an allocation, and a scattered one).
 	if ahead && n != 0 {
+		if cap(v.front) == 0 {
+			// A cascade puts a batch ahead in most slots it reaches: start
+			// at frontStart rather than growing 1, 2, 4, ... one
+			// allocation at a time.
+			v.front = make([]uint32, 0, frontStart)
+		}
 		r.Next = frontBit | uint32(len(v.front))
 		v.front = append(v.front, i)
 	} else {
@@ -68,6 +74,10 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 	lv.occ.set(s)
 	lv.length++
 }
+
+// frontStart is the capacity a slot's front vector starts with when a
+// cascade first puts an element ahead in it.
+const frontStart = 16
 
 // slotStart is the capacity of the back vector every slot starts with, carved
 // out of one allocation per level so that a new wheel does not allocate once
