@@ -21,7 +21,7 @@ func WithTimeout(parent context.Context, clock Interface, d time.Duration) (cont
 // so are those of contexts derived from ctx. Deadline() reports d. Calling
 // cancel releases the clock's timer; call it as soon as the work is done.
 //
-// As with package context: if parent's deadline is at or before d, the result
+// As with package context: if parent's deadline is before d, the result
 // is context.WithCancel(parent) (it ends with parent, and Deadline() reports
 // parent's); if parent is done already, so is the result when WithDeadline
 // returns, with parent's error and cause; and if parent is done when the
@@ -43,8 +43,11 @@ func WithDeadline(parent context.Context, clock Interface, d time.Time) (context
 	if parent == nil {
 		panic("simclock: cannot create context from nil parent")
 	}
-	if cur, ok := parent.Deadline(); ok && !cur.After(d) {
-		// The parent ends first, by its own means.
+	if cur, ok := parent.Deadline(); ok && cur.Before(d) {
+		// The parent ends first, by its own means. (At an equal deadline,
+		// as in package context, the result gets its own, so that a
+		// deadline already reached is seen at once even if the parent's
+		// timer has not run yet.)
 		return context.WithCancel(parent)
 	}
 	// s is done at the simulated deadline or with parent. Below it is a

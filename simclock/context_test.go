@@ -307,3 +307,39 @@ func TestWithDeadlineEarlierParentDeadline(t *testing.T) {
 		t.Fatalf("a timer is left at %v", n)
 	}
 }
+
+// TestWithTimeoutZeroAtParentDeadline: as with package context, a deadline
+// equal to the parent's makes a context of its own, so WithTimeout(parent, 0)
+// is done at once even when the parent's deadline is exactly Now() and the
+// parent's own timer has not run yet (here a callback at the same instant,
+// scheduled earlier, runs first).
+func TestWithTimeoutZeroAtParentDeadline(t *testing.T) {
+	c := New(t0)
+	var parent context.Context
+	var childErr error
+	ran := false
+	c.AfterFunc(10, func() {
+		child, cancel := WithTimeout(parent, c, 0)
+		defer cancel()
+		childErr, ran = child.Err(), true
+	})
+	parent, cancelP := WithTimeout(context.Background(), c, 10)
+	defer cancelP()
+	c.Advance(10)
+	if !ran || !errors.Is(childErr, context.DeadlineExceeded) {
+		t.Fatalf("WithTimeout(parent due now, 0) inside a callback: ran %v, Err = %v; want DeadlineExceeded", ran, childErr)
+	}
+	// And with deadlines equal in the future, the result still ends at that
+	// deadline.
+	p2, cancel2 := WithTimeout(context.Background(), c, time.Second)
+	defer cancel2()
+	ctx, cancel := WithDeadline(p2, c, c.Now().Add(time.Second))
+	defer cancel()
+	if d, ok := ctx.Deadline(); !ok || !d.Equal(c.Now().Add(time.Second)) {
+		t.Fatalf("Deadline = %v, %v", d, ok)
+	}
+	c.Advance(time.Second)
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatalf("at the shared deadline: Err = %v, want DeadlineExceeded", ctx.Err())
+	}
+}
