@@ -629,7 +629,9 @@ func (q *Queue[T]) keyTimes(k int64, due bool) (lo, hi int64) {
 // removed is no longer a member but Key, Time and Value still answer for it;
 // MinAllowedKey already returns key, so elements it adds are not removed by
 // this call; an element it removes or changes before its turn is not removed
-// by this call. If removed panics, the panic propagates, the queue stays
+// by this call. Called from a removal handler, it first removes, with its
+// own removed, the elements the enclosing calls have not removed yet (they
+// share the due list). If removed panics, the panic propagates, the queue stays
 // valid, and the elements not yet removed stay in it, below MinAllowedKey:
 // the next IncreaseMinAllowedKey (any key) or RemoveAtMinKey removes them
 // first.

@@ -255,6 +255,50 @@ func TestHandlerAdvancesClock(t *testing.T) {
 	}
 }
 
+// A firing call made from a handler fires, with its own handler, the
+// alarms the enclosing call has not fired yet (the documented sharing of the
+// due alarms): the outer handler sees only what fired before the nested
+// call, and a nested AdvanceClockLimit counts those alarms without being
+// held back by its limit.
+func TestNestedCallFiresEnclosingDue(t *testing.T) {
+	for _, nested := range []string{"FirePastAlarms", "AdvanceClock", "AdvanceClockLimit"} {
+		t.Run(nested, func(t *testing.T) {
+			w := microWheel(t)
+			for i := int64(1); i <= 3; i++ {
+				if _, err := w.Add(atNs(1000*i), int(i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var outer, inner []int
+			n, done := -1, false
+			innerH := func(a alarm.Alarm) { inner = append(inner, valueOf(t, w, a)) }
+			ok(t, w.AdvanceClock(atNs(10_000), func(a alarm.Alarm) {
+				outer = append(outer, valueOf(t, w, a))
+				if len(outer) > 1 {
+					return
+				}
+				switch nested {
+				case "FirePastAlarms":
+					w.FirePastAlarms(innerH)
+				case "AdvanceClock":
+					ok(t, w.AdvanceClock(w.Now(), innerH))
+				case "AdvanceClockLimit":
+					var err error
+					n, done, err = w.AdvanceClockLimit(w.Now(), 1, innerH)
+					ok(t, err)
+				}
+			}))
+			if !slices.Equal(outer, []int{1}) || !slices.Equal(inner, []int{2, 3}) || !w.IsEmpty() {
+				t.Fatalf("outer handler saw %v, nested %v, Len %d; want [1], [2 3], 0", outer, inner, w.Len())
+			}
+			if nested == "AdvanceClockLimit" && (n != 2 || !done) {
+				t.Fatalf("nested AdvanceClockLimit(now, 1) = %d, %v; want 2, true", n, done)
+			}
+			inv(t, w)
+		})
+	}
+}
+
 // Clear inside a handler: the due alarms not yet fired are cleared, not
 // fired, and the wheel is valid.
 func TestHandlerClears(t *testing.T) {

@@ -33,6 +33,16 @@
 // the wheel, overdue, and fire first on the next AdvanceClock (with any time),
 // AdvanceClockStopAtNextAlarm or FirePastAlarms.
 //
+// A firing call made from inside a handler (AdvanceClock, AdvanceClockLimit,
+// FirePastAlarms, AdvanceClockStopAtNextAlarm) shares the due alarms of the
+// calls around it: it first fires, with its own handler, the ones they have
+// not fired yet, in order (they count in its result and are not held back by
+// its limit), then its own. Every alarm still fires once and in order, but
+// the enclosing calls' handlers do not see those. If such a nested call
+// panics and an enclosing handler recovers, the enclosing call goes on with
+// what is left, which may include alarms its own handler added, if the
+// nested call had already taken them as due.
+//
 // A Wheel is not safe for concurrent use.
 package timingwheel
 
@@ -416,7 +426,8 @@ func (w *Wheel[T]) AlarmValue(a alarm.Alarm) (T, error) { return w.q.Value(a) }
 // AdvanceClock moves the clock to to and fires, in order, every alarm with
 // at < IntervalStart(to), calling fired (if not nil) for each. If to <= Now()
 // the clock stays and nothing fires, except the overdue alarms a panicking
-// handler left behind. Error: ErrTimeOutOfRange when to is before the epoch or
+// handler left behind (and, called from a handler, the alarms the enclosing
+// calls have not fired yet: see Handlers in the package doc). Error: ErrTimeOutOfRange when to is before the epoch or
 // after MaxTime. Cost: O(levels + alarms fired + alarms moved down a level).
 func (w *Wheel[T]) AdvanceClock(to time.Time, fired func(alarm.Alarm)) error {
 	ns, err := toNanos(to)
@@ -439,7 +450,8 @@ func (w *Wheel[T]) AdvanceClock(to time.Time, fired func(alarm.Alarm)) error {
 // as AdvanceClock, and stops once it has fired at least limit of them: it
 // always finishes the interval it is in, so it may exceed limit by the rest
 // of that interval (plus any overdue alarms a panicking handler left, which
-// fire first). When it stops early, Now() stands at the start of the first
+// fire first, and, called from a handler, the alarms the enclosing calls
+// have not fired yet). When it stops early, Now() stands at the start of the first
 // interval that still holds due alarms, so every invariant holds; calling it
 // again with the same to continues where it left off. It returns how many
 // alarms it fired and done = true when no alarm before IntervalStart(to)
@@ -475,7 +487,8 @@ func (w *Wheel[T]) AdvanceClockLimit(to time.Time, limit int, fired func(alarm.A
 }
 
 // FirePastAlarms fires, in order, the alarms of the current interval with
-// at <= Now(), after any overdue alarms a panicking handler left behind. What
+// at <= Now(), after any overdue alarms a panicking handler left behind (and,
+// called from a handler, the alarms the enclosing calls have not fired yet). What
 // it fires is fixed before the first handler runs: alarms that its handlers
 // add are not fired by this call, and alarms they remove or reschedule
 // before their turn do not fire.
