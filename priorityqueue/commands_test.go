@@ -398,7 +398,7 @@ func TestQueueCommands(t *testing.T) {
 }
 
 // TestQueueCommandsProptest runs proptest's queue machine (the one CheckQueue
-// runs on rapid, with removal handlers that add, remove, change and panic) on
+// runs on rapid, with removal handlers that add, remove, change, shrink and panic) on
 // gopter as well: a third generator and shrinker against a second model.
 func TestQueueCommandsProptest(t *testing.T) {
 	params := gopter.DefaultTestParameters()

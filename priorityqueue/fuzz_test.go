@@ -8,7 +8,7 @@ import (
 
 // FuzzQueue decodes level bits, a capacity and up to proptest.MaxFuzzCalls
 // calls (adds, removes, changes, increases with handlers that add, remove,
-// change and panic, MinElt, Shrink, Clear) from the input, runs them on a
+// change, shrink and panic, MinElt, Shrink, Clear) from the input, runs them on a
 // queue and on proptest.QueueModel, and fails at the first difference or
 // invariant violation, printing a trace that proptest.ReplayQueueText
 // replays. The seeds in testdata/fuzz/FuzzQueue run with go test;

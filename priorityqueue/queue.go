@@ -697,6 +697,8 @@ func (q *Queue[T]) CollectTo(key int64, limit int) int64 {
 // FireDue removes the due list's elements in order, calling removed (if not
 // nil) for each, and returns how many this call removed. It is the second
 // half of IncreaseMinAllowedKey; removed may call any method (see there).
+// Called from a removal handler, it removes the elements the enclosing calls
+// have not removed yet: they share the due list.
 func (q *Queue[T]) FireDue(removed func(alarm.Alarm)) int {
 	if q.dueLen == 0 {
 		q.dueBuf, q.duePos = q.dueBuf[:0], 0
@@ -891,7 +893,8 @@ func (q *Queue[T]) moveDown(l int, i uint32) {
 // first those a panicking handler left due (they come first in key order),
 // then the chosen ones, oldest first. So elements that removed adds are never
 // removed by this call, whatever the queue held when it was called. removed
-// may call any method, as in IncreaseMinAllowedKey.
+// may call any method, as in IncreaseMinAllowedKey; called from a removal
+// handler, it first removes what the enclosing calls left due.
 func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(alarm.Alarm)) {
 	// Below MaxKey every element with key MinAllowedKey is on level 0; at
 	// MaxKey older ones may stay on higher levels, whose slots holding MaxKey
