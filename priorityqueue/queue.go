@@ -839,11 +839,19 @@ const cascadeAhead = 32
 // evict the first before they are moved.
 func (q *Queue[T]) moveAll(l int, idx []uint32, reverse bool) {
 	n := len(idx)
-	q.touch(idx[max(n-cascadeAhead, 0):], idx[:min(cascadeAhead, n)], reverse)
+	// window returns the entries at move positions [lo, hi) (counted from
+	// the end if reverse).
+	window := func(lo, hi int) []uint32 {
+		lo, hi = min(lo, n), min(hi, n)
+		if reverse {
+			return idx[n-hi : n-lo]
+		}
+		return idx[lo:hi]
+	}
+	q.touch(window(0, cascadeAhead))
 	for k := 0; k < n; k++ {
 		if k%cascadeAhead == 0 {
-			lo, hi := min(k+cascadeAhead, n), min(k+2*cascadeAhead, n)
-			q.touch(idx[n-hi:n-lo], idx[lo:hi], reverse)
+			q.touch(window(k+cascadeAhead, k+2*cascadeAhead))
 		}
 		j := k
 		if reverse {
@@ -855,15 +863,10 @@ func (q *Queue[T]) moveAll(l int, idx []uint32, reverse bool) {
 	}
 }
 
-// touch loads the records named in rev (if reverse) or fwd in a tight loop of
-// independent loads, so that their cache misses overlap, ahead of a loop that
-// reads them one by one with more work in between (Go has no prefetch
-// instruction).
-func (q *Queue[T]) touch(rev, fwd []uint32, reverse bool) {
-	idx := fwd
-	if reverse {
-		idx = rev
-	}
+// touch loads the records named in idx in a tight loop of independent loads,
+// so that their cache misses overlap, ahead of a loop that reads them one by
+// one with more work in between (Go has no prefetch instruction).
+func (q *Queue[T]) touch(idx []uint32) {
 	var x uint8
 	for _, i := range idx {
 		x += q.rec(i).State
