@@ -8,7 +8,7 @@ import (
 )
 
 // BenchmarkSteadyHold measures allocations in the steady state of the HOLD
-// loop (workloads.md, precision 2^10 ns or, for Exact, 1 ns): N alarms are
+// loop (docs/workloads.md, precision 2^10 ns or, for Exact, 1 ns): N alarms are
 // added and then churned through warm events untimed, so that every slot has
 // reached its peak size, and then b.N more events are measured. The
 // workloads' own runs start timing right after the fill, while slots are

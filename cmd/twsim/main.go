@@ -1,4 +1,4 @@
-// Command twsim runs the reference benchmark workloads of workloads.md on
+// Command twsim runs the reference benchmark workloads of docs/workloads.md on
 // the timing wheel and on the heap baselines, and prints a table plus the
 // result lines ("WORKLOAD N ns_per_op checksum") and the "#" count lines.
 //
@@ -19,7 +19,7 @@
 //	-impl     wheel|heap2|heap4: the implementation measured (default wheel)
 //	-compare  also run heap4 on each workload, interleaved, for the ratio column
 //	-reps     repetitions of each run; the medians are reported
-//	-clock    wall (default, as workloads.md) or thread (the thread's CPU
+//	-clock    wall (default, as docs/workloads.md) or thread (the thread's CPU
 //	          time: steadier on a busy machine, for A/B comparisons)
 //	-check    check the invariants during the runs (slow; timings meaningless)
 //	-cpuprofile, -memprofile  write pprof profiles (the comparison runs are
@@ -89,7 +89,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	compare := fs.Bool("compare", true, "also run heap4 on each workload (interleaved) for the ratio column")
 	reps := fs.Int("reps", 1, "repetitions of each run, interleaved with the comparison runs; medians are reported")
 	check := fs.Bool("check", false, "check invariants during the runs (slow: timings are meaningless)")
-	clock := fs.String("clock", "wall", "wall: the monotonic clock (workloads.md); thread: this thread's CPU time, steadier on a busy machine (for A/B runs)")
+	clock := fs.String("clock", "wall", "wall: the monotonic clock (docs/workloads.md); thread: this thread's CPU time, steadier on a busy machine (for A/B runs)")
 	cpuprof := fs.String("cpuprofile", "", "write a CPU profile of the measured implementation's runs to this file")
 	memprof := fs.String("memprofile", "", "write a heap profile at the end to this file")
 	if err := fs.Parse(args); err != nil {
@@ -349,9 +349,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return failed
 }
 
-// printLines prints a job's result line and "#" lines as workloads.md
+// printLines prints a job's result line and "#" lines as docs/workloads.md
 // specifies them, then the comparison's as a comment. SPARSE_PACKED is not a
-// workload of workloads.md, so its result line is a comment too.
+// workload of docs/workloads.md, so its result line is a comment too.
 func printLines(w io.Writer, rw row) {
 	line := rw.res.Line()
 	if rw.job.kind == "sparse-packed" {
@@ -397,7 +397,7 @@ func printTable(w io.Writer, impl string, rows []row) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "# ratio = heap4 / %s (higher is better for %s); MEM: bytes per alarm instead of ns/op.\n", impl, impl)
-	fmt.Fprintln(w, "# SPARSE_PACKED: the SPARSE draws mod 2^14, the short-span baseline for SPARSE (not a workloads.md line).")
+	fmt.Fprintln(w, "# SPARSE_PACKED: the SPARSE draws mod 2^14, the short-span baseline for SPARSE (not a docs/workloads.md line).")
 	fmt.Fprintln(w, "# bytes/alarm: live heap of the timers per live alarm after the fill (TIMEOUT: at the end).")
 }
 

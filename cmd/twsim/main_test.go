@@ -16,7 +16,7 @@ func TestParseFlags(t *testing.T) {
 		len(o.sizes) != 2 || o.sizes[0] != 1000 || o.sizes[1] != 100000 || o.memN != 1_000_000 {
 		t.Fatalf("defaults: %+v", o)
 	}
-	// The default run covers every result line of workloads.md.
+	// The default run covers every result line of docs/workloads.md.
 	var kinds []string
 	for _, j := range jobs(o) {
 		kinds = append(kinds, j.kind)
@@ -71,7 +71,7 @@ func TestRenderBar(t *testing.T) {
 	}
 }
 
-// A small run prints the result lines in the format of workloads.md, the "#"
+// A small run prints the result lines in the format of docs/workloads.md, the "#"
 // lines, and the table, and the wheel agrees with heap4 (run checks that).
 func TestRunSmall(t *testing.T) {
 	var out, errOut bytes.Buffer

@@ -28,7 +28,7 @@ type Timers[H any] interface {
 
 // Wheel adapts timingwheel.Wheel[int64] to Timers: times go through
 // time.Time, and the fired time is read with AlarmAt inside the handler, as
-// workloads.md asks.
+// docs/workloads.md asks.
 type Wheel struct {
 	W     *timingwheel.Wheel[int64]
 	fired func(int64)

@@ -1,5 +1,5 @@
 // Package workload implements the benchmark workloads of
-// ../shared/workloads.md exactly (generator, draw order, operation order,
+// docs/workloads.md exactly (generator, draw order, operation order,
 // checksum and result lines), generic over the timer implementation, so that
 // the wheel and the heap baselines run the very same operations.
 package workload

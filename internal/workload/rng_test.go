@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Check values from workloads.md.
+// Check values from docs/workloads.md.
 func TestSplitMix64CheckValues(t *testing.T) {
 	r := NewSplitMix64(1)
 	want := []string{"910a2dec89025cc1", "beeb8da1658eec67", "f893a2eefb32555e", "71c18690ee42c90b", "71bb54d8d101b5b9"}
@@ -27,7 +27,7 @@ func TestExpSampleCheckValues(t *testing.T) {
 	}
 }
 
-// DetLog agrees with math.Log to a few ulp (workloads.md: "within a few ulp").
+// DetLog agrees with math.Log to a few ulp (docs/workloads.md: "within a few ulp").
 func TestDetLogAccuracy(t *testing.T) {
 	r := NewSplitMix64(3)
 	for i := 0; i < 100000; i++ {

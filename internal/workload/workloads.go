@@ -21,18 +21,18 @@ type Result struct {
 	AllocsPerOp   float64       // heap allocations per op in the timed region
 	BytesPerAlarm float64       // live heap of the timers per live alarm; 0 when not measured
 	Elapsed       time.Duration // the timed region (SPARSE: the median repetition)
-	Comments      []string      // the "#" lines of workloads.md
+	Comments      []string      // the "#" lines of docs/workloads.md
 	Counts        string        // the counts alone, equal across implementations
 	Err           error         // from Check, when asked
 }
 
-// Line is the result line of workloads.md: "WORKLOAD N ns_per_op checksum".
+// Line is the result line of docs/workloads.md: "WORKLOAD N ns_per_op checksum".
 func (r Result) Line() string {
 	return fmt.Sprintf("%s %d %.1f %d", r.Name, r.N, r.NsPerOp, r.Checksum)
 }
 
 // Now is the clock the timed regions are measured with: the monotonic wall
-// clock, as workloads.md asks. twsim -clock thread replaces it with the
+// clock, as docs/workloads.md asks. twsim -clock thread replaces it with the
 // thread's CPU time, which a busy machine disturbs less (for A/B
 // comparisons; the reference figures use the wall clock).
 var Now = func() time.Duration { return time.Duration(time.Since(epoch)) }
@@ -290,7 +290,7 @@ func SparseTimes(packed bool) []int64 {
 // Sparse runs SPARSE (seed 7, 10,000 alarms uniform over [0, 2^50), 21
 // repetitions, median) at precision 2^b; b = 10 gives the SPARSE_P10 line.
 // With packed set it runs SPARSE_PACKED (see SparseTimes), which is not a
-// workload of workloads.md.
+// workload of docs/workloads.md.
 func Sparse[H any](newT func(b uint) Timers[H], b uint, packed bool, check bool) Result {
 	name := "SPARSE"
 	if b == 10 {
@@ -361,7 +361,7 @@ func Sparse[H any](newT func(b uint) Timers[H], b uint, packed bool, check bool)
 	return res
 }
 
-// Mem runs MEM: the live heap per alarm after adding n (workloads.md: N =
+// Mem runs MEM: the live heap per alarm after adding n (docs/workloads.md: N =
 // 1,000,000) alarms (seed n, b = 10, times the first n exp_sample(1e6)
 // values, drawn one at a time), wheel included. newT is called between the
 // heap readings, so its empty size is measured.

@@ -1,4 +1,4 @@
-// Command perfplot runs HOLD and HOLD-EXACT (workloads.md) over N = 1e3 ..
+// Command perfplot runs HOLD and HOLD-EXACT (docs/workloads.md) over N = 1e3 ..
 // 1e7 on the wheel, heap2 and heap4, interleaved (wheel, heap2, heap4,
 // wheel, ...), and draws the median ns per fired event against N, log-log,
 // into an SVG with gonum's plot. It prints the measurements as a table too.
