@@ -3,7 +3,7 @@ package bench
 import (
 	"testing"
 
-	"github.com/gotimingwheel/timingwheel/internal/workload"
+	"github.com/gotimingwheel/timingwheel/cmd/twsim/workload"
 )
 
 // floorWheel is not a timing wheel anyone should use: it is a minimal

@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/gotimingwheel/timingwheel/internal/workload"
+	"github.com/gotimingwheel/timingwheel/cmd/twsim/workload"
 )
 
 // BenchmarkSteadyHold measures allocations in the steady state of the HOLD

@@ -7,13 +7,13 @@ import (
 	"time"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/cmd/twsim/heaps"
+	"github.com/gotimingwheel/timingwheel/cmd/twsim/workload"
 	"github.com/gotimingwheel/timingwheel/config"
-	"github.com/gotimingwheel/timingwheel/internal/heaps"
-	"github.com/gotimingwheel/timingwheel/internal/workload"
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
 
-// The benchmarks run the workloads of docs/workloads.md (internal/workload) on
+// The benchmarks run the workloads of docs/workloads.md (cmd/twsim/workload) on
 // the wheel and the two heaps. Each iteration runs the whole workload; the
 // reported ns/op is the workload's own ns_per_op (its timed region only: the
 // pre-generation of the random numbers and the fill are not counted), and

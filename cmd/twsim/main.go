@@ -47,8 +47,8 @@ import (
 	"time"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
-	"github.com/gotimingwheel/timingwheel/internal/heaps"
-	"github.com/gotimingwheel/timingwheel/internal/workload"
+	"github.com/gotimingwheel/timingwheel/cmd/twsim/heaps"
+	"github.com/gotimingwheel/timingwheel/cmd/twsim/workload"
 )
 
 func main() {

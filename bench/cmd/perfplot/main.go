@@ -23,8 +23,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
-	"github.com/gotimingwheel/timingwheel/internal/heaps"
-	"github.com/gotimingwheel/timingwheel/internal/workload"
+	"github.com/gotimingwheel/timingwheel/cmd/twsim/heaps"
+	"github.com/gotimingwheel/timingwheel/cmd/twsim/workload"
 )
 
 func wheelT(b uint) workload.Timers[alarm.Alarm]   { return workload.NewWheel(b) }

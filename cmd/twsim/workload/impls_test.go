@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
-	"github.com/gotimingwheel/timingwheel/internal/heaps"
-	"github.com/gotimingwheel/timingwheel/internal/workload"
+	"github.com/gotimingwheel/timingwheel/cmd/twsim/heaps"
+	"github.com/gotimingwheel/timingwheel/cmd/twsim/workload"
 )
 
 func wheel(b uint) workload.Timers[alarm.Alarm]   { return workload.NewWheel(b) }
