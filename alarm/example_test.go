@@ -1,50 +1,40 @@
 package alarm_test
 
 import (
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
 
-// A Pool hands out records and handles. A handle names its record only while
-// the record is allocated with the generation the handle was made with: once
-// the record is freed, and even after it is reused, the old handle is
-// rejected. A handle from another pool is rejected too.
-func ExamplePool() {
-	p := alarm.NewPool[string](4)
-	i := p.Alloc(100, "tea", 1)
-	tea := p.Handle(i)
-	if j, ok := p.Lookup(tea); ok {
-		fmt.Println("tea handle finds:", p.Rec(j).Value, "at", p.Rec(j).Time)
-	}
+// A handle names its alarm only while the alarm is in the wheel that issued
+// it: after it fires or is removed, and in any other wheel, it is rejected.
+func ExampleAlarm() {
+	start := time.Unix(0, 0)
+	w, _ := timingwheel.New[string](start, time.Millisecond)
+	var tea alarm.Alarm // the same type as timingwheel.Alarm
+	tea, _ = w.Add(start.Add(time.Second), "tea")
+	fmt.Println("null:", tea.IsNull(), "in the wheel:", w.Mem(tea))
 
-	p.Free(i) // tea is gone; its handle goes stale
-	_, ok := p.Lookup(tea)
-	fmt.Println("stale tea handle accepted:", ok)
+	w.Remove(tea)
+	coffee, _ := w.Add(start.Add(time.Second), "coffee") // may reuse tea's record
+	_, err := w.AlarmValue(tea)
+	fmt.Println("tea after removal:", errors.Is(err, timingwheel.ErrInvalidAlarm))
+	v, _ := w.AlarmValue(coffee)
+	fmt.Println("coffee:", v)
 
-	k := p.Alloc(200, "coffee", 1) // reuses tea's record...
-	coffee := p.Handle(k)
-	fmt.Println("same record:", k == i, "same handle:", coffee == tea)
-	_, ok = p.Lookup(tea) // ...but not its handle
-	fmt.Println("stale tea handle accepted:", ok)
-	if j, ok := p.Lookup(coffee); ok {
-		fmt.Println("coffee handle finds:", p.Rec(j).Value)
-	}
-
-	other := alarm.NewPool[string](4)
-	other.Alloc(200, "juice", 1) // the same index and generation as coffee
-	_, ok = other.Lookup(coffee)
-	fmt.Println("other pool accepts coffee's handle:", ok)
+	other, _ := timingwheel.New[string](start, time.Millisecond)
+	other.Add(start.Add(time.Second), "juice")
+	fmt.Println("other wheel knows coffee:", other.Mem(coffee))
 
 	var null alarm.Alarm
-	_, ok = p.Lookup(null)
-	fmt.Println(null, "accepted:", ok, "live:", p.Live())
+	fmt.Println("null:", null.IsNull(), null)
 	// Output:
-	// tea handle finds: tea at 100
-	// stale tea handle accepted: false
-	// same record: true same handle: false
-	// stale tea handle accepted: false
-	// coffee handle finds: coffee
-	// other pool accepts coffee's handle: false
-	// alarm(null) accepted: false live: 1
+	// null: false in the wheel: true
+	// tea after removal: true
+	// coffee: coffee
+	// other wheel knows coffee: false
+	// null: true alarm(null)
 }

@@ -151,7 +151,7 @@ func BenchmarkReschedule(b *testing.B) {
 				b.Fatal(err)
 			}
 			start := time.Unix(0, 0)
-			w, err := timingwheel.New[int64](cfg, start)
+			w, err := timingwheel.NewWithConfig[int64](cfg, start)
 			if err != nil {
 				b.Fatal(err)
 			}

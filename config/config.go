@@ -7,7 +7,7 @@
 // 2^(sum of the bits) intervals ahead of now, at least.
 //
 // Invariant CF1: 0 <= A <= MaxPrecisionLog2; CF2: the level bits are valid
-// (LB1-LB3); CF3: sum(level bits) <= 62 - A; CF4: capacity >= 0.
+// (LB1-LB3); CF3: sum(level bits) <= 62 - A; CF4: 0 <= capacity <= MaxCapacity.
 package config
 
 import (
@@ -29,7 +29,7 @@ const MaxPrecisionLog2 = levelbits.MaxNumBits - 1
 var (
 	ErrNonPositivePrecision = errors.New("config: precision must be positive")
 	ErrPrecisionOutOfRange  = errors.New("config: precision exponent out of range")
-	ErrNegativeCapacity     = errors.New("config: capacity must not be negative")
+	ErrCapacityOutOfRange   = errors.New("config: capacity out of range")
 	ErrInvalidLevelBits     = errors.New("config: invalid level bits")
 )
 
@@ -47,13 +47,15 @@ const (
 	AboutOneDay         AlarmPrecision = 46 // about 19.5 hours
 )
 
-// FloorPow2 returns the largest power of two nanoseconds that is <= d. It fails
-// with ErrNonPositivePrecision when d <= 0.
+// FloorPow2 returns the largest power of two nanoseconds that is <= d: a
+// precision New accepts for every d in [1ns, MaxInt64]. It fails with
+// ErrNonPositivePrecision when d <= 0. A d of 2^62 ns or more gives
+// MaxPrecisionLog2 (2^61 ns): a wheel needs at least one level bit.
 func FloorPow2(d time.Duration) (AlarmPrecision, error) {
 	if d <= 0 {
 		return 0, fmt.Errorf("%w: got %v, want > 0", ErrNonPositivePrecision, d)
 	}
-	return AlarmPrecision(bits.Len64(uint64(d)) - 1), nil
+	return min(AlarmPrecision(bits.Len64(uint64(d))-1), MaxPrecisionLog2), nil
 }
 
 // Log2 returns the exponent A of the precision 2^A ns.
@@ -100,8 +102,14 @@ func WithLevelBits(lb levelbits.LevelBits) Option {
 	return func(c *Config) { c.levelBits = lb }
 }
 
+// MaxCapacity is the largest capacity New accepts: the number of alarm
+// records a wheel or queue can index (2^32-2). Records are allocated up
+// front, 32 bytes each with an 8-byte value, so a capacity near the limit
+// needs about 137 GB of memory.
+const MaxCapacity = 1<<32 - 2
+
 // WithCapacity sets how many alarm records are allocated up front (default 0:
-// grow on demand).
+// grow on demand); New accepts 0 <= n <= MaxCapacity.
 func WithCapacity(n int) Option {
 	return func(c *Config) { c.capacity = n }
 }
@@ -123,7 +131,8 @@ const OverflowLevelBits = 8
 // bits, as the original does, so that the levels never reach past the last
 // representable time. Errors: ErrPrecisionOutOfRange when A is outside
 // [0, MaxPrecisionLog2]; ErrInvalidLevelBits (wrapping the levelbits error)
-// when the level bits are invalid; ErrNegativeCapacity.
+// when the level bits are invalid; ErrCapacityOutOfRange when the capacity
+// is not in [0, MaxCapacity].
 func New(p AlarmPrecision, opts ...Option) (Config, error) {
 	c := Config{precision: p, levelBits: levelbits.Default()}
 	for _, o := range opts {
@@ -136,8 +145,8 @@ func New(p AlarmPrecision, opts ...Option) (Config, error) {
 	if err := c.levelBits.Invariant(); err != nil {
 		return Config{}, fmt.Errorf("%w %v: %w", ErrInvalidLevelBits, c.levelBits, err)
 	}
-	if c.capacity < 0 {
-		return Config{}, fmt.Errorf("%w: got %d, want >= 0", ErrNegativeCapacity, c.capacity)
+	if c.capacity < 0 || c.capacity > MaxCapacity {
+		return Config{}, fmt.Errorf("%w: got %d, want in [0, %d]", ErrCapacityOutOfRange, c.capacity, MaxCapacity)
 	}
 	c.levelBits = c.levelBits.Trim(levelbits.MaxNumBits - int(p))
 	return c, nil
@@ -234,8 +243,8 @@ func (c Config) Invariant() error {
 	if n := c.levelBits.NumBits(); n > levelbits.MaxNumBits-int(c.precision) {
 		return invariant.Errorf("CF3", "level bits %v sum to %d > 62 - %d", c.levelBits, n, int(c.precision))
 	}
-	if c.capacity < 0 {
-		return invariant.Errorf("CF4", "capacity %d < 0", c.capacity)
+	if c.capacity < 0 || c.capacity > MaxCapacity {
+		return invariant.Errorf("CF4", "capacity %d not in [0, %d]", c.capacity, MaxCapacity)
 	}
 	return nil
 }

@@ -74,13 +74,18 @@ func TestFloorPow2(t *testing.T) {
 		{1024, 10},
 		{time.Hour, 41}, // 3.6e12: 2^41 = 2199023255552 <= 3.6e12 < 2^42
 		{1<<62 - 1, 61},
-		{1 << 62, 62},
-		{1<<63 - 1, 62},
+		// From 2^62 ns on, the floor is capped at the largest precision a
+		// config accepts (2^61 ns), so that New agrees with FloorPow2.
+		{1 << 62, 61},
+		{1<<63 - 1, 61},
 	}
 	for _, tc := range tests {
 		got, err := config.FloorPow2(tc.d)
 		if err != nil || got.Log2() != tc.log2 {
 			t.Errorf("FloorPow2(%v) = 2^%d, %v; want 2^%d", tc.d, got.Log2(), err, tc.log2)
+		}
+		if _, err := config.New(got); err != nil {
+			t.Errorf("New(FloorPow2(%v)) fails: %v", tc.d, err)
 		}
 	}
 	for _, d := range []time.Duration{0, -1, -time.Second, -1 << 63} {
@@ -182,12 +187,14 @@ func TestNewErrors(t *testing.T) {
 		{"62 leaves no level bit", config.AboutOneDay.Mul(16), nil, config.ErrPrecisionOutOfRange, []string{"2^62", "[0, 61]"}},
 		{"way too large", config.AboutOneDay.Mul(1000), nil, config.ErrPrecisionOutOfRange, []string{"2^1046"}},
 		{"zero level bits", config.AboutOneMicrosecond, []config.Option{config.WithLevelBits(levelbits.LevelBits{})}, config.ErrInvalidLevelBits, []string{"[]"}},
-		{"negative capacity", config.AboutOneMicrosecond, []config.Option{config.WithCapacity(-1)}, config.ErrNegativeCapacity, []string{"-1", ">= 0"}},
+		{"negative capacity", config.AboutOneMicrosecond, []config.Option{config.WithCapacity(-1)}, config.ErrCapacityOutOfRange, []string{"-1", "[0, 4294967294]"}},
+		{"capacity past the index limit", config.AboutOneMicrosecond, []config.Option{config.WithCapacity(1 << 62)}, config.ErrCapacityOutOfRange, []string{"4611686018427387904", "[0, 4294967294]"}},
+		{"capacity one past the limit", config.AboutOneMicrosecond, []config.Option{config.WithCapacity(config.MaxCapacity + 1)}, config.ErrCapacityOutOfRange, []string{"4294967295", "[0, 4294967294]"}},
 		// Order: precision first, then level bits, then capacity.
 		{"precision before level bits", -1, []config.Option{config.WithLevelBits(levelbits.LevelBits{}), config.WithCapacity(-1)}, config.ErrPrecisionOutOfRange, nil},
 		{"level bits before capacity", 0, []config.Option{config.WithCapacity(-1), config.WithLevelBits(levelbits.LevelBits{})}, config.ErrInvalidLevelBits, nil},
 	}
-	all := []error{config.ErrPrecisionOutOfRange, config.ErrInvalidLevelBits, config.ErrNegativeCapacity, config.ErrNonPositivePrecision}
+	all := []error{config.ErrPrecisionOutOfRange, config.ErrInvalidLevelBits, config.ErrCapacityOutOfRange, config.ErrNonPositivePrecision}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := config.New(tc.p, tc.opts...)

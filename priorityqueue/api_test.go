@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/internal/pool"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 	"github.com/gotimingwheel/timingwheel/priorityqueue"
 )
@@ -118,7 +119,7 @@ func snap[T any](q *priorityqueue.Queue[T]) snapshot {
 	for a := range q.All() {
 		s.all = append(s.all, a)
 	}
-	slices.SortFunc(s.all, func(a, b alarm.Alarm) int { return int(a.Index()) - int(b.Index()) })
+	slices.SortFunc(s.all, func(a, b alarm.Alarm) int { return int(pool.Index(a)) - int(pool.Index(b)) })
 	for _, a := range s.all {
 		k, _ := q.Key(a)
 		s.keys = append(s.keys, k)
@@ -172,7 +173,7 @@ func TestKeyOutOfRange(t *testing.T) {
 	before := snap(q)
 	called := false
 	for _, k := range []int64{maxKey + 1, 1<<63 - 1} {
-		err := q.IncreaseMinAllowedKey(k, func(alarm.Alarm) { called = true })
+		err := q.IncreaseMinAllowedKey(k, func(priorityqueue.Element[int]) { called = true })
 		if !errors.Is(err, priorityqueue.ErrKeyOutOfRange) {
 			t.Errorf("IncreaseMinAllowedKey(%d): %v", k, err)
 		}
@@ -210,8 +211,8 @@ func TestInvalidAlarm(t *testing.T) {
 			a := mustAdd(t, q, 30, 30)
 			mustOK(t, q.Remove(a))
 			b := mustAdd(t, q, 31, 31)
-			if b.Index() != a.Index() {
-				t.Fatalf("record %d not reused (got %d)", a.Index(), b.Index())
+			if pool.Index(b) != pool.Index(a) {
+				t.Fatalf("record %d not reused (got %d)", pool.Index(a), pool.Index(b))
 			}
 			return a
 		}},
@@ -219,7 +220,10 @@ func TestInvalidAlarm(t *testing.T) {
 			// Key 11 is the smallest; raising the minimum to 12 fires only it.
 			a := mustAdd(t, q, 11, 11)
 			var fired []alarm.Alarm
-			mustOK(t, q.IncreaseMinAllowedKey(12, func(x alarm.Alarm) { fired = append(fired, x) }))
+			mustOK(t, q.IncreaseMinAllowedKey(12, func(ev priorityqueue.Element[int]) {
+				x := ev.Alarm
+				fired = append(fired, x)
+			}))
 			if len(fired) != 2 || fired[1] != a { // key 10 fires first
 				t.Fatalf("fired %v, want key 10 then %v", fired, a)
 			}
@@ -240,7 +244,7 @@ func TestInvalidAlarm(t *testing.T) {
 			twin, _ := errorQueue(t)
 			b := mustAdd(t, twin, 30, 30)
 			a := mustAdd(t, q, 30, 30)
-			if a.Index() != b.Index() || a.Gen() != b.Gen() || a.Owner() == b.Owner() {
+			if pool.Index(a) != pool.Index(b) || pool.Gen(a) != pool.Gen(b) || pool.Owner(a) == pool.Owner(b) {
 				t.Fatalf("twin handles %v and %v", a, b)
 			}
 			return b
@@ -324,7 +328,9 @@ func TestHandlerAdds(t *testing.T) {
 	q, _ := reentrantQueue(t)
 	var got fired
 	added := false
-	mustOK(t, q.IncreaseMinAllowedKey(6, func(a alarm.Alarm) {
+	mustOK(t, q.IncreaseMinAllowedKey(6, func(ev priorityqueue.Element[int]) {
+		a := ev.Alarm
+
 		v, _ := q.Value(a)
 		got = append(got, v)
 		if added {
@@ -352,7 +358,9 @@ func TestHandlerAdds(t *testing.T) {
 		t.Fatalf("Len %d, want 5", q.Len())
 	}
 	got = nil
-	mustOK(t, q.IncreaseMinAllowedKey(maxKey, func(a alarm.Alarm) {
+	mustOK(t, q.IncreaseMinAllowedKey(maxKey, func(ev priorityqueue.Element[int]) {
+		a := ev.Alarm
+
 		v, _ := q.Value(a)
 		got = append(got, v)
 	}))
@@ -364,7 +372,9 @@ func TestHandlerAdds(t *testing.T) {
 func TestHandlerRemoves(t *testing.T) {
 	q, h := reentrantQueue(t)
 	var got fired
-	mustOK(t, q.IncreaseMinAllowedKey(6, func(a alarm.Alarm) {
+	mustOK(t, q.IncreaseMinAllowedKey(6, func(ev priorityqueue.Element[int]) {
+		a := ev.Alarm
+
 		v, _ := q.Value(a)
 		got = append(got, v)
 		switch v {
@@ -400,7 +410,9 @@ func TestHandlerRemoves(t *testing.T) {
 func TestHandlerChanges(t *testing.T) {
 	q, h := reentrantQueue(t)
 	var got fired
-	mustOK(t, q.IncreaseMinAllowedKey(6, func(a alarm.Alarm) {
+	mustOK(t, q.IncreaseMinAllowedKey(6, func(ev priorityqueue.Element[int]) {
+		a := ev.Alarm
+
 		v, _ := q.Value(a)
 		got = append(got, v)
 		if v != 10 {
@@ -426,7 +438,9 @@ func TestHandlerChanges(t *testing.T) {
 		}
 	}
 	got = nil
-	mustOK(t, q.IncreaseMinAllowedKey(maxKey, func(a alarm.Alarm) {
+	mustOK(t, q.IncreaseMinAllowedKey(maxKey, func(ev priorityqueue.Element[int]) {
+		a := ev.Alarm
+
 		v, _ := q.Value(a)
 		got = append(got, v)
 	}))
@@ -443,7 +457,9 @@ func TestHandlerPanics(t *testing.T) {
 			q, h := reentrantQueue(t)
 			seen := map[int]int{}
 			var got fired
-			handler := func(a alarm.Alarm) {
+			handler := func(ev priorityqueue.Element[int]) {
+				a := ev.Alarm
+
 				v, _ := q.Value(a)
 				got = append(got, v)
 				seen[v]++
@@ -511,8 +527,10 @@ func TestHandlerPanics(t *testing.T) {
 func TestHandlerNestedIncrease(t *testing.T) {
 	q, _ := reentrantQueue(t)
 	var got fired
-	var handler func(a alarm.Alarm)
-	handler = func(a alarm.Alarm) {
+	var handler func(priorityqueue.Element[int])
+	handler = func(ev priorityqueue.Element[int]) {
+		a := ev.Alarm
+
 		v, _ := q.Value(a)
 		got = append(got, v)
 		if v == 20 {
@@ -553,7 +571,9 @@ func TestShrinkInsideRemovalHandler(t *testing.T) {
 		}
 	}
 	var got []int
-	err = q.IncreaseMinAllowedKey(6, func(a alarm.Alarm) {
+	err = q.IncreaseMinAllowedKey(6, func(ev priorityqueue.Element[int]) {
+		a := ev.Alarm
+
 		q.Shrink()
 		v, err := q.Value(a)
 		if err != nil {

@@ -151,7 +151,9 @@ func benchIncrease(b *testing.B, n int, jump func(span int64) int64) {
 	q := bq.q
 	d := jump(bq.span)
 	keys := make([]int64, 0, n)
-	removed := func(a alarm.Alarm) {
+	removed := func(ev priorityqueue.Element[int]) {
+		a := ev.Alarm
+
 		k, _ := q.Key(a)
 		keys = append(keys, k)
 	}

@@ -243,7 +243,9 @@ func (c increaseCmd) String() string { return fmt.Sprintf("IncreaseMinAllowedKey
 func (c increaseCmd) Run(sut commands.SystemUnderTest) commands.Result {
 	u := sut.(*cmdSUT)
 	var removed []int
-	err := u.q.IncreaseMinAllowedKey(c.key, func(a alarm.Alarm) {
+	err := u.q.IncreaseMinAllowedKey(c.key, func(ev priorityqueue.Element[int]) {
+		a := ev.Alarm
+
 		v, _ := u.q.Value(a)
 		removed = append(removed, v)
 	})

@@ -3,7 +3,6 @@ package priorityqueue_test
 import (
 	"fmt"
 
-	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 	"github.com/gotimingwheel/timingwheel/priorityqueue"
 )
@@ -21,7 +20,9 @@ func ExampleQueue_IncreaseMinAllowedKey() {
 	q.Add(40, "far")
 	q.Change(a, 3) // a goes after b now
 
-	handler := func(h alarm.Alarm) {
+	handler := func(ev priorityqueue.Element[string]) {
+		h := ev.Alarm
+
 		k, _ := q.Key(h)
 		v, _ := q.Value(h)
 		fmt.Printf("removed %s (key %d)\n", v, k)

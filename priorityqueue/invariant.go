@@ -3,7 +3,7 @@ package priorityqueue
 import (
 	"math"
 
-	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/internal/pool"
 	"github.com/gotimingwheel/timingwheel/invariant"
 )
 
@@ -87,7 +87,7 @@ func (q *Queue[T]) Invariant() error {
 		}
 	}
 	// checkElt checks one element found in slot s of level l.
-	checkElt := func(l, s int, i uint32, r *alarm.Record[T]) error {
+	checkElt := func(l, s int, i uint32, r *pool.Record[T]) error {
 		lv := &q.levels[l]
 		key := q.keyOf(r)
 		if r.State != uint8(l+1) || key < lv.minKey || key > lv.maxKey {

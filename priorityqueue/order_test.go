@@ -3,7 +3,6 @@ package priorityqueue_test
 import (
 	"testing"
 
-	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 	"github.com/gotimingwheel/timingwheel/priorityqueue"
 )
@@ -32,7 +31,9 @@ func TestOrderAcrossLevelsAfterJump(t *testing.T) {
 	must(q.IncreaseMinAllowedKey(7, nil))
 	must(q.Invariant())
 	var got []string
-	must(q.IncreaseMinAllowedKey(9, func(a alarm.Alarm) {
+	must(q.IncreaseMinAllowedKey(9, func(ev priorityqueue.Element[string]) {
+		a := ev.Alarm
+
 		v, _ := q.Value(a)
 		got = append(got, v)
 	}))

@@ -46,6 +46,7 @@ import (
 	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/internal/checked"
 	"github.com/gotimingwheel/timingwheel/internal/mutant"
+	"github.com/gotimingwheel/timingwheel/internal/pool"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
 
@@ -106,7 +107,7 @@ func addClamp(a, d int64) int64 {
 // Queue is a timing-wheel priority queue of values of type T. Make one with New
 // or NewTimed.
 type Queue[T any] struct {
-	pool   *alarm.Pool[T]
+	pool   *pool.Pool[T]
 	levels []level
 	shift  uint  // key = time >> shift
 	length int   // elements linked at a level or waiting in the due list
@@ -129,6 +130,17 @@ type Queue[T any] struct {
 	epoch  uint64   // bumped by Clear, so running drains forget their records
 
 	counts Counts
+}
+
+// Element is what a removal handler receives: the element's handle, key,
+// time and value, as they were when it was taken out of the queue. For a
+// queue made by New, Time equals Key; for one made by NewTimed, Key is
+// Time >> Shift().
+type Element[T any] struct {
+	Alarm alarm.Alarm
+	Key   int64
+	Time  int64
+	Value T
 }
 
 // Counts are a queue's cumulative counters.
@@ -171,7 +183,7 @@ func NewTimed[T any](lb levelbits.LevelBits, capacity int, shift uint) *Queue[T]
 	if shift > 62 {
 		panic(fmt.Sprintf("priorityqueue: shift %d > 62", shift))
 	}
-	q := &Queue[T]{pool: alarm.NewPool[T](capacity), shift: shift}
+	q := &Queue[T]{pool: pool.NewPool[T](capacity), shift: shift}
 	q.levels = make([]level, lb.Len())
 	var bitsPerSlot uint
 	nextMin := int64(0)
@@ -230,9 +242,9 @@ func (q *Queue[T]) LevelLen(i int) int { return q.levels[i].length }
 // grows.
 func (q *Queue[T]) Capacity() int { return q.pool.Cap() }
 
-func (q *Queue[T]) rec(i uint32) *alarm.Record[T] { return q.pool.Rec(i) }
+func (q *Queue[T]) rec(i uint32) *pool.Record[T] { return q.pool.Rec(i) }
 
-func (q *Queue[T]) keyOf(r *alarm.Record[T]) int64 { return r.Time >> q.shift }
+func (q *Queue[T]) keyOf(r *pool.Record[T]) int64 { return r.Time >> q.shift }
 
 // Add adds an element with key key and value v, after every element already
 // in the queue with that key, and returns its handle. It fails with
@@ -333,15 +345,15 @@ func (q *Queue[T]) detach(i uint32) {
 // the due list. CollectTo splices level-0 slots into the due list without
 // touching their records, so a record still marked as on level 0 whose key is
 // below MinAllowedKey is due; RemoveAtMinKey marks the records it moves.
-func (q *Queue[T]) isDue(r *alarm.Record[T], key int64) bool {
-	return r.State == alarm.StateDue || r.State == 1 && key < q.target
+func (q *Queue[T]) isDue(r *pool.Record[T], key int64) bool {
+	return r.State == pool.StateDue || r.State == 1 && key < q.target
 }
 
 // member returns the record index of a if a is in the queue (linked at a level
 // or due, not being fired).
 func (q *Queue[T]) member(a alarm.Alarm) (uint32, bool) {
 	i, ok := q.pool.Lookup(a)
-	if !ok || q.rec(i).State == alarm.StateFiring {
+	if !ok || q.rec(i).State == pool.StateFiring {
 		return 0, false
 	}
 	return i, true
@@ -417,7 +429,7 @@ func (q *Queue[T]) ChangeTime(a alarm.Alarm, t int64) error {
 }
 
 // lookup accepts a member or an element whose removal handler is running.
-func (q *Queue[T]) lookup(a alarm.Alarm) (*alarm.Record[T], error) {
+func (q *Queue[T]) lookup(a alarm.Alarm) (*pool.Record[T], error) {
 	i, ok := q.pool.Lookup(a)
 	if !ok {
 		return nil, invalid(a)
@@ -637,7 +649,7 @@ func (q *Queue[T]) keyTimes(k int64, due bool) (lo, hi int64) {
 // first.
 //
 // Cost: O(levels + occupied slots passed + elements removed or moved down).
-func (q *Queue[T]) IncreaseMinAllowedKey(key int64, removed func(alarm.Alarm)) error {
+func (q *Queue[T]) IncreaseMinAllowedKey(key int64, removed func(Element[T])) error {
 	if key > MaxKey {
 		return fmt.Errorf("%w: key %d above %d", ErrKeyOutOfRange, key, MaxKey)
 	}
@@ -699,7 +711,7 @@ func (q *Queue[T]) CollectTo(key int64, limit int) int64 {
 // half of IncreaseMinAllowedKey; removed may call any method (see there).
 // Called from a removal handler, it removes the elements the enclosing calls
 // have not removed yet: they share the due list.
-func (q *Queue[T]) FireDue(removed func(alarm.Alarm)) int {
+func (q *Queue[T]) FireDue(removed func(Element[T])) int {
 	if q.dueLen == 0 {
 		q.dueBuf, q.duePos = q.dueBuf[:0], 0
 		return 0
@@ -708,7 +720,7 @@ func (q *Queue[T]) FireDue(removed func(alarm.Alarm)) int {
 }
 
 // fireDue removes the due list's elements in order.
-func (q *Queue[T]) fireDue(removed func(alarm.Alarm)) (n int) {
+func (q *Queue[T]) fireDue(removed func(Element[T])) (n int) {
 	depth, epoch := len(q.firing), q.epoch
 	defer q.endFiring(depth, epoch)
 	warm := 0 // due entries before this one have been touched
@@ -734,13 +746,14 @@ func (q *Queue[T]) fireDue(removed func(alarm.Alarm)) (n int) {
 		q.length--
 		q.counts.Fired++
 		n++
-		q.rec(i).State = alarm.StateFiring
+		q.rec(i).State = pool.StateFiring
 		if removed == nil {
 			q.pool.Free(i)
 			continue
 		}
 		q.firing = append(q.firing, i)
-		removed(q.pool.Handle(i))
+		r := q.rec(i)
+		removed(Element[T]{Alarm: q.pool.Handle(i), Key: q.keyOf(r), Time: r.Time, Value: r.Value})
 		if q.epoch != epoch {
 			return n // Clear ran inside the handler and freed everything
 		}
@@ -898,7 +911,7 @@ func (q *Queue[T]) moveDown(l int, i uint32) {
 // removed by this call, whatever the queue held when it was called. removed
 // may call any method, as in IncreaseMinAllowedKey; called from a removal
 // handler, it first removes what the enclosing calls left due.
-func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(alarm.Alarm)) {
+func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) {
 	// Below MaxKey every element with key MinAllowedKey is on level 0; at
 	// MaxKey older ones may stay on higher levels, whose slots holding MaxKey
 	// never pass. Older elements sit higher, so take from the top down.
@@ -965,7 +978,7 @@ func (q *Queue[T]) All() iter.Seq[alarm.Alarm] {
 func (q *Queue[T]) Shrink() {
 	q.pool.Shrink(0, func(from, to uint32) {
 		r := q.rec(to)
-		if r.State == alarm.StateFiring {
+		if r.State == pool.StateFiring {
 			for k := range q.firing {
 				if q.firing[k] == from {
 					q.firing[k] = to
@@ -1018,7 +1031,7 @@ func (q *Queue[T]) Shrink() {
 // BytesHeld estimates the memory the queue holds: its records (used or
 // not), slot heads, bitmaps and forwarding entries.
 func (q *Queue[T]) BytesHeld() int {
-	n := (q.pool.Cap() + 1) * int(unsafe.Sizeof(alarm.Record[T]{}))
+	n := (q.pool.Cap() + 1) * int(unsafe.Sizeof(pool.Record[T]{}))
 	for l := range q.levels {
 		lv := &q.levels[l]
 		n += len(lv.occ)*8 + len(lv.cnt)*4 + len(lv.smin)*8

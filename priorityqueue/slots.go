@@ -1,8 +1,8 @@
 package priorityqueue
 
 import (
-	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/internal/mutant"
+	"github.com/gotimingwheel/timingwheel/internal/pool"
 )
 
 // Every slot keeps its records' indices in contiguous vectors, not in linked
@@ -216,7 +216,7 @@ func (q *Queue[T]) dueDel(i uint32) {
 
 // toDue appends record i, already taken out of its slot, to the due list.
 func (q *Queue[T]) toDue(i uint32) {
-	q.rec(i).State = alarm.StateDue
+	q.rec(i).State = pool.StateDue
 	q.dueBuf = append(q.dueBuf, i)
 	q.dueLen++
 	q.minValid = false

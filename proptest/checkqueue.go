@@ -32,7 +32,7 @@ type Queue interface {
 	Value(a alarm.Alarm) (int, error)
 	MinElt() (alarm.Alarm, bool)
 	MinKey() (int64, bool)
-	IncreaseMinAllowedKey(key int64, removed func(alarm.Alarm)) error
+	IncreaseMinAllowedKey(key int64, removed func(priorityqueue.Element[int])) error
 	All() iter.Seq[alarm.Alarm]
 	Clear()
 	Shrink()
@@ -175,7 +175,9 @@ func (h *queueHarness) increase(op QueueOp) error {
 		}
 	}
 	calls := 0
-	handler := func(a alarm.Alarm) {
+	handler := func(ev priorityqueue.Element[int]) {
+		a := ev.Alarm
+
 		calls++
 		id, err := h.q.Value(a)
 		if err != nil {

@@ -45,7 +45,7 @@ type Model[T any] struct {
 
 const maxNs = int64(1)<<62 - 1
 
-// NewModel returns a model of timingwheel.New[T](cfg, start).
+// NewModel returns a model of timingwheel.NewWithConfig[T](cfg, start).
 func NewModel[T any](cfg config.Config, start time.Time) (*Model[T], error) {
 	s, err := modelNanos(start)
 	if err != nil {

@@ -27,11 +27,11 @@ import (
 // the wheel, never reported.
 type droppingWheel struct{ *timingwheel.Wheel[int] }
 
-func (w droppingWheel) AdvanceClock(to time.Time, fired func(alarm.Alarm)) error {
+func (w droppingWheel) AdvanceClock(to time.Time, fired func(timingwheel.Fired[int])) error {
 	n := 0
-	return w.Wheel.AdvanceClock(to, func(a alarm.Alarm) {
+	return w.Wheel.AdvanceClock(to, func(ev timingwheel.Fired[int]) {
 		if n++; n != 2 && fired != nil {
-			fired(a)
+			fired(ev)
 		}
 	})
 }
@@ -61,11 +61,11 @@ func (w laxRemoveWheel) Remove(a alarm.Alarm) error {
 // silentQueue does not report the second element an increase removes.
 type silentQueue struct{ *priorityqueue.Queue[int] }
 
-func (q silentQueue) IncreaseMinAllowedKey(key int64, removed func(alarm.Alarm)) error {
+func (q silentQueue) IncreaseMinAllowedKey(key int64, removed func(priorityqueue.Element[int])) error {
 	n := 0
-	return q.Queue.IncreaseMinAllowedKey(key, func(a alarm.Alarm) {
+	return q.Queue.IncreaseMinAllowedKey(key, func(ev priorityqueue.Element[int]) {
 		if n++; n != 2 && removed != nil {
-			removed(a)
+			removed(ev)
 		}
 	})
 }
@@ -77,7 +77,7 @@ func (q wideQueue) MaxAllowedKey() int64 { return q.Queue.MaxAllowedKey() + 1 }
 
 func wrapWheel(wrap func(*timingwheel.Wheel[int]) Wheel) WheelFactory {
 	return func(cfg config.Config, start time.Time) (Wheel, error) {
-		w, err := timingwheel.New[int](cfg, start)
+		w, err := timingwheel.NewWithConfig[int](cfg, start)
 		if err != nil {
 			return nil, err
 		}

@@ -42,10 +42,10 @@ type Wheel interface {
 	AlarmAt(a alarm.Alarm) (time.Time, error)
 	AlarmIntervalNum(a alarm.Alarm) (int64, error)
 	AlarmValue(a alarm.Alarm) (int, error)
-	AdvanceClock(to time.Time, fired func(alarm.Alarm)) error
-	AdvanceClockLimit(to time.Time, limit int, fired func(alarm.Alarm)) (int, bool, error)
-	FirePastAlarms(fired func(alarm.Alarm))
-	AdvanceClockStopAtNextAlarm(to time.Time, fired func(alarm.Alarm)) error
+	AdvanceClock(to time.Time, fired func(timingwheel.Fired[int])) error
+	AdvanceClockLimit(to time.Time, limit int, fired func(timingwheel.Fired[int])) (int, bool, error)
+	FirePastAlarms(fired func(timingwheel.Fired[int]))
+	AdvanceClockStopAtNextAlarm(to time.Time, fired func(timingwheel.Fired[int])) error
 	NextAlarmFiresAt() (time.Time, bool)
 	MinAlarmIntervalNum() (int64, bool)
 	MinAlarmTimeInMinInterval() (time.Time, bool)
@@ -57,7 +57,7 @@ type Wheel interface {
 type WheelFactory func(cfg config.Config, start time.Time) (Wheel, error)
 
 func defaultWheelFactory(cfg config.Config, start time.Time) (Wheel, error) {
-	return timingwheel.New[int](cfg, start)
+	return timingwheel.NewWithConfig[int](cfg, start)
 }
 
 // wheelHarness runs calls on a wheel and a Model side by side and reports the
@@ -216,14 +216,14 @@ func (h *wheelHarness) apply(op WheelOp) error {
 	case OpAdvanceClock:
 		to := ns2t(op.Time)
 		return h.fire(op, true,
-			func(f func(alarm.Alarm)) error { return h.w.AdvanceClock(to, f) },
+			func(f func(timingwheel.Fired[int])) error { return h.w.AdvanceClock(to, f) },
 			func(f func(ModelAlarm)) error { return h.m.AdvanceClock(to, f) })
 	case OpAdvanceClockLimit:
 		to := ns2t(op.Time)
 		var gotN, wantN int
 		var gotDone, wantDone bool
 		err := h.fire(op, true,
-			func(f func(alarm.Alarm)) (err error) {
+			func(f func(timingwheel.Fired[int])) (err error) {
 				gotN, gotDone, err = h.w.AdvanceClockLimit(to, op.Limit, f)
 				return err
 			},
@@ -239,12 +239,12 @@ func (h *wheelHarness) apply(op WheelOp) error {
 		}
 	case OpFirePastAlarms:
 		return h.fire(op, false,
-			func(f func(alarm.Alarm)) error { h.w.FirePastAlarms(f); return nil },
+			func(f func(timingwheel.Fired[int])) error { h.w.FirePastAlarms(f); return nil },
 			func(f func(ModelAlarm)) error { h.m.FirePastAlarms(f); return nil })
 	case OpAdvanceClockStopAtNextAlarm:
 		to := ns2t(op.Time)
 		return h.fire(op, false,
-			func(f func(alarm.Alarm)) error { return h.w.AdvanceClockStopAtNextAlarm(to, f) },
+			func(f func(timingwheel.Fired[int])) error { return h.w.AdvanceClockStopAtNextAlarm(to, f) },
 			func(f func(ModelAlarm)) error { return h.m.AdvanceClockStopAtNextAlarm(to, f) })
 	default:
 		return fmt.Errorf("unknown call %q", op.Name)
@@ -260,7 +260,7 @@ type scriptPanic struct{}
 // means alarms must fire with at < Now() (AdvanceClock); otherwise at <= Now()
 // (FirePastAlarms and the stop-at-next-alarm step).
 func (h *wheelHarness) fire(op WheelOp, strict bool,
-	wheelCall func(func(alarm.Alarm)) error, modelCall func(func(ModelAlarm)) error) error {
+	wheelCall func(func(timingwheel.Fired[int])) error, modelCall func(func(ModelAlarm)) error) error {
 	hs := op.Script
 	addID := h.maxID + 1
 	var got, want []int
@@ -282,7 +282,9 @@ func (h *wheelHarness) fire(op WheelOp, strict bool,
 		}
 	}
 	calls := 0
-	wheelHandler := func(a alarm.Alarm) {
+	wheelHandler := func(ev timingwheel.Fired[int]) {
+		a := ev.Alarm
+
 		calls++
 		id, err := h.w.AlarmValue(a)
 		if err != nil {
@@ -352,7 +354,7 @@ func (h *wheelHarness) fire(op WheelOp, strict bool,
 			panic(scriptPanic{})
 		}
 	}
-	var fired func(alarm.Alarm)
+	var fired func(timingwheel.Fired[int])
 	var mfired func(ModelAlarm)
 	fired, mfired = wheelHandler, modelHandler
 	if hs.Action == ActNil {

@@ -67,7 +67,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 	"github.com/gotimingwheel/timingwheel/timingwheel"
@@ -150,7 +149,7 @@ type Clock struct {
 	chunk     int       // defaultChunk; tests make it small
 	waiters   int
 	waitCh    chan struct{} // closed when waiters changes
-	collect   func(alarm.Alarm)
+	collect   func(timingwheel.Fired[uint32])
 	trace     func(*timer) // tests: called at each fire, under mu
 }
 
@@ -243,7 +242,7 @@ func New(start time.Time, opts ...Option) *Clock {
 	if err != nil {
 		panic(fmt.Errorf("%w: %w", ErrInvalidOption, err))
 	}
-	w, err := timingwheel.New[uint32](cfg, time.Unix(0, 0))
+	w, err := timingwheel.NewWithConfig[uint32](cfg, time.Unix(0, 0))
 	if err != nil {
 		panic(fmt.Errorf("%w: %w", ErrInvalidOption, err)) // unreachable: cfg is valid
 	}
@@ -541,8 +540,8 @@ func (c *Clock) freeSlot(i uint32) {
 
 // collectAlarm is the wheel's handler: it moves a fired alarm's timer to the
 // batch. It runs under mu and calls no user code.
-func (c *Clock) collectAlarm(a alarm.Alarm) {
-	i, _ := c.w.AlarmValue(a)
+func (c *Clock) collectAlarm(f timingwheel.Fired[uint32]) {
+	i := f.Value
 	t := c.slots[i]
 	c.freeSlot(i)
 	t.state = stateDue

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
@@ -95,7 +94,7 @@ func TestAdvanceClockLimitSteps(t *testing.T) {
 			inv(t, w)
 		}
 		// Once done, another call fires nothing and is done.
-		n, done, err := w.AdvanceClockLimit(to, tc.limit, func(alarm.Alarm) { t.Fatal("fired after done") })
+		n, done, err := w.AdvanceClockLimit(to, tc.limit, func(timingwheel.Fired[int]) { t.Fatal("fired after done") })
 		if err != nil || n != 0 || !done || w.Len() != 1 {
 			t.Fatalf("after done: %d %v %v, Len %d", n, done, err, w.Len())
 		}
@@ -199,7 +198,9 @@ func TestAdvanceClockStopAtNextAlarm(t *testing.T) {
 		if calls > 3 {
 			t.Fatal("no progress")
 		}
-		ok(t, w.AdvanceClockStopAtNextAlarm(timingwheel.MaxTime, func(a alarm.Alarm) {
+		ok(t, w.AdvanceClockStopAtNextAlarm(timingwheel.MaxTime, func(ev timingwheel.Fired[int]) {
+			a := ev.Alarm
+
 			at, _ := w.AlarmAt(a)
 			if !at.Equal(w.Now()) {
 				t.Fatalf("alarm at %v fired with Now %v", at, w.Now())

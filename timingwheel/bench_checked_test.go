@@ -58,7 +58,7 @@ func BenchmarkCheckedMode(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	w, err := New[int](cfg, time.Unix(1_700_000_000, 0))
+	w, err := NewWithConfig[int](cfg, time.Unix(1_700_000_000, 0))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func newBenchWheel(b *testing.B, n int) *benchWheel {
 	if err != nil {
 		b.Fatal(err)
 	}
-	w, err := timingwheel.New[int](cfg, time.Unix(1_700_000_000, 0))
+	w, err := timingwheel.NewWithConfig[int](cfg, time.Unix(1_700_000_000, 0))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -226,7 +226,9 @@ func BenchmarkAdvanceClock(b *testing.B) {
 		var bw *benchWheel
 		k, fired := 0, 0
 		var addErr error
-		h := func(a alarm.Alarm) {
+		h := func(ev timingwheel.Fired[int]) {
+			a := ev.Alarm
+
 			v, _ := bw.w.AlarmValue(a)
 			if _, err := bw.w.Add(bw.at(k), v); err != nil {
 				addErr = err

@@ -18,7 +18,7 @@ func corruptible(t *testing.T) *Wheel[int] {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := New[int](cfg, time.Unix(0, 5<<20))
+	w, err := NewWithConfig[int](cfg, time.Unix(0, 5<<20))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 	"github.com/gotimingwheel/timingwheel/timingwheel"
@@ -31,7 +30,7 @@ func newWheel(t *testing.T, p config.AlarmPrecision, bits ...int) *timingwheel.W
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := timingwheel.New[string](cfg, ns(0))
+	w, err := timingwheel.NewWithConfig[string](cfg, ns(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +45,10 @@ func mustNil(t *testing.T, err error) {
 }
 
 // collect returns a handler that appends each fired alarm's value to *out.
-func collect(w *timingwheel.Wheel[string], out *[]string) func(alarm.Alarm) {
-	return func(a alarm.Alarm) {
+func collect(w *timingwheel.Wheel[string], out *[]string) func(timingwheel.Fired[string]) {
+	return func(ev timingwheel.Fired[string]) {
+		a := ev.Alarm
+
 		v, err := w.AlarmValue(a)
 		if err != nil {
 			panic(err)
@@ -154,7 +155,9 @@ func TestDepartureStopAtNextAlarmFires(t *testing.T) {
 		if calls > 10 {
 			t.Fatal("no progress")
 		}
-		mustNil(t, w.AdvanceClockStopAtNextAlarm(timingwheel.MaxTime, func(a alarm.Alarm) {
+		mustNil(t, w.AdvanceClockStopAtNextAlarm(timingwheel.MaxTime, func(ev timingwheel.Fired[string]) {
+			a := ev.Alarm
+
 			v, _ := w.AlarmValue(a)
 			got = append(got, v)
 			times = append(times, w.Now().UnixNano())
@@ -213,7 +216,7 @@ func TestDepartureHandlerSeesFinalReach(t *testing.T) {
 	_, err := w.Add(ns(1), "first")
 	mustNil(t, err)
 	var addErr error
-	mustNil(t, w.AdvanceClock(ns(100), func(a alarm.Alarm) {
+	mustNil(t, w.AdvanceClock(ns(100), func(timingwheel.Fired[string]) {
 		if !w.MaxAllowedAlarmTime().Equal(ns(103)) {
 			t.Errorf("MaxAllowedAlarmTime inside the handler = %v, want 103ns", w.MaxAllowedAlarmTime().UnixNano())
 		}

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
@@ -31,7 +30,7 @@ type bank struct {
 func newBank(arrivals []time.Duration, service time.Duration) *bank {
 	open := time.Date(2025, 1, 1, 9, 0, 0, 0, time.UTC)
 	// Microsecond intervals; events are milliseconds apart.
-	w, err := timingwheel.New[event](config.MicrosecondPrecision(), open)
+	w, err := timingwheel.NewWithConfig[event](config.MicrosecondPrecision(), open)
 	if err != nil {
 		panic(err)
 	}
@@ -48,9 +47,8 @@ func (b *bank) schedule(at time.Time, e event) {
 
 // handle runs one event. Its time is the alarm's time, whichever loop drives
 // the wheel.
-func (b *bank) handle(a alarm.Alarm) {
-	e, _ := b.w.AlarmValue(a)
-	now, _ := b.w.AlarmAt(a)
+func (b *bank) handle(f timingwheel.Fired[event]) {
+	e, now := f.Value, f.At
 	switch e.kind {
 	case "arrive":
 		if next := e.customer + 1; next < len(b.arrivals) {

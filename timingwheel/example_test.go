@@ -14,13 +14,15 @@ import (
 func Example() {
 	cfg, _ := config.New(config.AboutOneMillisecond) // intervals of 2^20 ns
 	start := time.Unix(1_700_000_000, 0)
-	w, _ := timingwheel.New[string](cfg, start)
+	w, _ := timingwheel.NewWithConfig[string](cfg, start)
 	w.Add(start.Add(30*time.Millisecond), "retry")
 	a, _ := w.Add(start.Add(10*time.Millisecond), "timeout")
 	w.Add(start.Add(20*time.Millisecond), "flush")
 	w.Add(start.Add(5*time.Millisecond), "ping")
 	w.Remove(a) // cancelled: O(1)
-	w.AdvanceClock(start.Add(25*time.Millisecond), func(a alarm.Alarm) {
+	w.AdvanceClock(start.Add(25*time.Millisecond), func(ev timingwheel.Fired[string]) {
+		a := ev.Alarm
+
 		v, _ := w.AlarmValue(a)
 		at, _ := w.AlarmAt(a)
 		fmt.Println("fired", v, "due at +", at.Sub(start))
@@ -37,7 +39,7 @@ func Example() {
 // call with the same target continues where it stopped.
 func ExampleWheel_AdvanceClockLimit() {
 	cfg, _ := config.New(config.AboutOneMillisecond)
-	w, _ := timingwheel.New[string](cfg, time.Unix(0, 0))
+	w, _ := timingwheel.NewWithConfig[string](cfg, time.Unix(0, 0))
 	for n := int64(1); n <= 4; n++ { // three alarms in each of intervals 1..4
 		for j := 0; j < 3; j++ {
 			w.AddAtIntervalNum(n, fmt.Sprintf("%d.%d", n, j))
@@ -46,7 +48,9 @@ func ExampleWheel_AdvanceClockLimit() {
 	to, _ := w.IntervalNumStart(10)
 	for {
 		var fired []string
-		n, done, err := w.AdvanceClockLimit(to, 4, func(a alarm.Alarm) {
+		n, done, err := w.AdvanceClockLimit(to, 4, func(ev timingwheel.Fired[string]) {
+			a := ev.Alarm
+
 			v, _ := w.AlarmValue(a)
 			fired = append(fired, v)
 		})
@@ -68,7 +72,7 @@ func ExampleWheel_AdvanceClockLimit() {
 func ExampleWheel_Shrink() {
 	cfg, _ := config.New(config.AboutOneMicrosecond)
 	start := time.Unix(0, 0)
-	w, _ := timingwheel.New[int](cfg, start)
+	w, _ := timingwheel.NewWithConfig[int](cfg, start)
 	var hs []alarm.Alarm
 	for i := 0; i < 3000; i++ {
 		a, _ := w.Add(start.Add(time.Duration(i)*time.Microsecond), i)
@@ -87,9 +91,8 @@ func ExampleWheel_Shrink() {
 		"| after, under 300:", after.Capacity < 300)
 	fmt.Println("bytes held went down:", after.BytesHeld < before.BytesHeld)
 	w.Reschedule(hs[2000], start.Add(time.Microsecond)) // an old handle, still valid
-	w.AdvanceClock(start.Add(time.Second), func(a alarm.Alarm) {
-		v, _ := w.AlarmValue(a)
-		fmt.Println("fired", v)
+	w.AdvanceClock(start.Add(time.Second), func(f timingwheel.Fired[int]) {
+		fmt.Println("fired", f.Value)
 	})
 	// Output:
 	// live: 3 added: 3000 removed: 2997

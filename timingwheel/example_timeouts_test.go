@@ -27,7 +27,7 @@ func newIdleTimeouts(start time.Time, idle time.Duration) *idleTimeouts {
 	if err != nil {
 		panic(err)
 	}
-	w, err := timingwheel.New[int](cfg, start)
+	w, err := timingwheel.NewWithConfig[int](cfg, start)
 	if err != nil {
 		panic(err)
 	}
@@ -60,7 +60,9 @@ func (m *idleTimeouts) close(id int) {
 // deadline order.
 func (m *idleTimeouts) tick(now time.Time) []int {
 	var expired []int
-	err := m.w.AdvanceClock(now, func(a alarm.Alarm) {
+	err := m.w.AdvanceClock(now, func(ev timingwheel.Fired[int]) {
+		a := ev.Alarm
+
 		id, _ := m.w.AlarmValue(a)
 		expired = append(expired, id)
 		delete(m.conns, id)

@@ -58,7 +58,7 @@ func addAll(t *testing.T, w *timingwheel.Wheel[int], base int, times ...time.Tim
 func commonHandles(t *testing.T, w *timingwheel.Wheel[int], fireAt time.Time) handles {
 	t.Helper()
 	var h handles
-	other, err := timingwheel.New[int](w.Config(), w.Now())
+	other, err := timingwheel.NewWithConfig[int](w.Config(), w.Now())
 	ok(t, err)
 	h.foreign = addAll(t, other, 0, w.Now())[0]
 	h.reused = addAll(t, w, 900, fireAt)[0]
@@ -66,7 +66,7 @@ func commonHandles(t *testing.T, w *timingwheel.Wheel[int], fireAt time.Time) ha
 	addAll(t, w, 901, fireAt) // takes the freed record
 	h.fired = addAll(t, w, 902, w.Now())[0]
 	var n int
-	ok(t, w.AdvanceClock(fireAt, func(alarm.Alarm) { n++ }))
+	ok(t, w.AdvanceClock(fireAt, func(timingwheel.Fired[int]) { n++ }))
 	if n == 0 || w.Mem(h.fired) {
 		t.Fatal("scenario: the alarm to fire did not fire")
 	}
@@ -102,7 +102,9 @@ var scenarios = []scenario{
 		now := w.Now()
 		h.live = addAll(t, w, 0, now.Add(1000), now.Add(2000), now.Add(3000), now.Add(4000), now.Add(time.Hour))
 		p := panicsWith(func() {
-			_ = w.AdvanceClock(now.Add(time.Millisecond), func(a alarm.Alarm) {
+			_ = w.AdvanceClock(now.Add(time.Millisecond), func(ev timingwheel.Fired[int]) {
+				a := ev.Alarm
+
 				if valueOf(t, w, a) == 1 {
 					panic("boom")
 				}
@@ -195,7 +197,10 @@ func snap(t *testing.T, w *timingwheel.Wheel[int], known []alarm.Alarm) wheelSna
 func drain(t *testing.T, w *timingwheel.Wheel[int]) []int {
 	t.Helper()
 	var out []int
-	h := func(a alarm.Alarm) { out = append(out, valueOf(t, w, a)) }
+	h := func(ev timingwheel.Fired[int]) {
+		a := ev.Alarm
+		out = append(out, valueOf(t, w, a))
+	}
 	ok(t, w.AdvanceClock(timingwheel.MaxTime, h))
 	w.FirePastAlarms(h)
 	if !w.IsEmpty() {
@@ -218,7 +223,7 @@ func istr(n int64) string { return fmt.Sprint(n) }
 
 var epochStr = tstr(time.Unix(0, 0))
 
-func noFire(a alarm.Alarm) { panic(fmt.Sprintf("a failed call fired %v", a)) }
+func noFire(f timingwheel.Fired[int]) { panic(fmt.Sprintf("a failed call fired %v", f.Alarm)) }
 
 func tooFarTimes(w *timingwheel.Wheel[int]) []time.Time {
 	out := []time.Time{timingwheel.MaxTime.Add(1), time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)}
@@ -440,7 +445,7 @@ func TestFailedCallChangesNothing(t *testing.T) {
 func TestNewErrorMessages(t *testing.T) {
 	cfg := wheelCfg{p: config.AboutOneMicrosecond}.config(t)
 	for _, start := range []time.Time{time.Unix(0, -1), timingwheel.MaxTime.Add(1)} {
-		_, err := timingwheel.New[int](cfg, start)
+		_, err := timingwheel.NewWithConfig[int](cfg, start)
 		isErr(t, err, timingwheel.ErrTimeOutOfRange, "New")
 		for _, m := range []string{tstr(start), epochStr, tstr(timingwheel.MaxTime)} {
 			if !strings.Contains(err.Error(), m) {
@@ -448,7 +453,7 @@ func TestNewErrorMessages(t *testing.T) {
 			}
 		}
 	}
-	_, err := timingwheel.New[int](config.Config{}, atNs(0))
+	_, err := timingwheel.NewWithConfig[int](config.Config{}, atNs(0))
 	isErr(t, err, timingwheel.ErrInvalidConfig, "New(zero config)")
 	for _, s := range sentinels[:len(sentinels)-1] {
 		if s != timingwheel.ErrInvalidConfig && errors.Is(err, s) {

@@ -58,13 +58,17 @@ func (l *ledger) remove(id int) {
 	l.settle(id, "removed")
 }
 
-// fire is the basic handler: record the alarm, checking that it is not early.
-func (l *ledger) fire(a alarm.Alarm) {
+// fire is the basic handler: record the alarm, checking that it is not early
+// and that what the handler receives agrees with what the wheel answers.
+func (l *ledger) fire(ev timingwheel.Fired[int]) {
 	l.t.Helper()
-	id := valueOf(l.t, l.w, a)
-	at, err := l.w.AlarmAt(a)
+	id := valueOf(l.t, l.w, ev.Alarm)
+	at, err := l.w.AlarmAt(ev.Alarm)
 	if err != nil {
 		l.t.Fatalf("AlarmAt of the firing alarm %d: %v", id, err)
+	}
+	if id != ev.Value || !at.Equal(ev.At) {
+		l.t.Fatalf("handler got (%v, %d), the wheel says (%v, %d)", ev.At.UnixNano(), ev.Value, at.UnixNano(), id)
 	}
 	if !at.Before(l.w.Now()) && !at.Equal(l.w.Now()) {
 		l.t.Fatalf("alarm %d at %d fired early, now %d", id, at.UnixNano(), l.w.Now().UnixNano())
@@ -106,7 +110,9 @@ func TestHandlerSeesTargetAndFiringAlarm(t *testing.T) {
 	ok(t, err)
 	to := atNs(1_000_000)
 	calls := 0
-	ok(t, w.AdvanceClock(to, func(b alarm.Alarm) {
+	ok(t, w.AdvanceClock(to, func(ev timingwheel.Fired[int]) {
+		b := ev.Alarm
+
 		calls++
 		if b != a {
 			t.Fatalf("handler got %v, want %v", b, a)
@@ -151,8 +157,10 @@ func TestHandlerRemovesAndReschedulesDueAlarms(t *testing.T) {
 	future := l.add(atNs(1 << 30))
 	to := atNs(100_000)
 	var reschedErr error
-	ok(t, w.AdvanceClock(to, func(a alarm.Alarm) {
-		l.fire(a)
+	ok(t, w.AdvanceClock(to, func(ev timingwheel.Fired[int]) {
+		a := ev.Alarm
+
+		l.fire(ev)
 		switch valueOf(t, w, a) {
 		case 1:
 			l.remove(3)      // due, later in this call
@@ -188,8 +196,8 @@ func TestHandlerAdds(t *testing.T) {
 	to := atNs(5000 + 3) // interval 4, starting at 4096
 	var errEarly error
 	var added []int
-	ok(t, w.AdvanceClock(to, func(a alarm.Alarm) {
-		l.fire(a)
+	ok(t, w.AdvanceClock(to, func(ev timingwheel.Fired[int]) {
+		l.fire(ev)
 		if len(added) > 0 {
 			return
 		}
@@ -224,9 +232,11 @@ func TestHandlerAdvancesClock(t *testing.T) {
 				l.add(atNs(1000 * i))
 			}
 			depth := 0
-			var h func(a alarm.Alarm)
-			h = func(a alarm.Alarm) {
-				l.fire(a)
+			var h func(timingwheel.Fired[int])
+			h = func(ev timingwheel.Fired[int]) {
+				a := ev.Alarm
+
+				l.fire(ev)
 				if depth > 0 || valueOf(t, w, a) != 3 {
 					return
 				}
@@ -271,8 +281,13 @@ func TestNestedCallFiresEnclosingDue(t *testing.T) {
 			}
 			var outer, inner []int
 			n, done := -1, false
-			innerH := func(a alarm.Alarm) { inner = append(inner, valueOf(t, w, a)) }
-			ok(t, w.AdvanceClock(atNs(10_000), func(a alarm.Alarm) {
+			innerH := func(ev timingwheel.Fired[int]) {
+				a := ev.Alarm
+				inner = append(inner, valueOf(t, w, a))
+			}
+			ok(t, w.AdvanceClock(atNs(10_000), func(ev timingwheel.Fired[int]) {
+				a := ev.Alarm
+
 				outer = append(outer, valueOf(t, w, a))
 				if len(outer) > 1 {
 					return
@@ -308,8 +323,10 @@ func TestHandlerClears(t *testing.T) {
 		l.add(atNs(1000 * i))
 	}
 	l.add(atNs(1 << 30))
-	ok(t, w.AdvanceClock(atNs(10_000), func(a alarm.Alarm) {
-		l.fire(a)
+	ok(t, w.AdvanceClock(atNs(10_000), func(ev timingwheel.Fired[int]) {
+		a := ev.Alarm
+
+		l.fire(ev)
 		if valueOf(t, w, a) == 2 {
 			w.Clear()
 			for id := range l.h {
@@ -347,28 +364,30 @@ func panicsWith(f func()) (p any) {
 func TestHandlerPanics(t *testing.T) {
 	type next struct {
 		name string
-		call func(w *timingwheel.Wheel[int], h func(alarm.Alarm))
+		call func(w *timingwheel.Wheel[int], h func(timingwheel.Fired[int]))
 	}
 	nexts := []next{
-		{"AdvanceClock to the same time", func(w *timingwheel.Wheel[int], h func(alarm.Alarm)) { ok(t, w.AdvanceClock(w.Now(), h)) }},
-		{"AdvanceClock to an earlier time", func(w *timingwheel.Wheel[int], h func(alarm.Alarm)) { ok(t, w.AdvanceClock(atNs(0), h)) }},
-		{"AdvanceClock later", func(w *timingwheel.Wheel[int], h func(alarm.Alarm)) { ok(t, w.AdvanceClock(atNs(50_000), h)) }},
-		{"FirePastAlarms", func(w *timingwheel.Wheel[int], h func(alarm.Alarm)) { w.FirePastAlarms(h) }},
-		{"AdvanceClockStopAtNextAlarm", func(w *timingwheel.Wheel[int], h func(alarm.Alarm)) {
+		{"AdvanceClock to the same time", func(w *timingwheel.Wheel[int], h func(timingwheel.Fired[int])) { ok(t, w.AdvanceClock(w.Now(), h)) }},
+		{"AdvanceClock to an earlier time", func(w *timingwheel.Wheel[int], h func(timingwheel.Fired[int])) { ok(t, w.AdvanceClock(atNs(0), h)) }},
+		{"AdvanceClock later", func(w *timingwheel.Wheel[int], h func(timingwheel.Fired[int])) {
+			ok(t, w.AdvanceClock(atNs(50_000), h))
+		}},
+		{"FirePastAlarms", func(w *timingwheel.Wheel[int], h func(timingwheel.Fired[int])) { w.FirePastAlarms(h) }},
+		{"AdvanceClockStopAtNextAlarm", func(w *timingwheel.Wheel[int], h func(timingwheel.Fired[int])) {
 			ok(t, w.AdvanceClockStopAtNextAlarm(timingwheel.MaxTime, h))
 		}},
-		{"AdvanceClockLimit", func(w *timingwheel.Wheel[int], h func(alarm.Alarm)) {
+		{"AdvanceClockLimit", func(w *timingwheel.Wheel[int], h func(timingwheel.Fired[int])) {
 			_, _, err := w.AdvanceClockLimit(w.Now(), 1, h)
 			ok(t, err)
 		}},
 	}
 	type first struct {
 		name string
-		call func(w *timingwheel.Wheel[int], h func(alarm.Alarm))
+		call func(w *timingwheel.Wheel[int], h func(timingwheel.Fired[int]))
 	}
 	firsts := []first{
-		{"AdvanceClock", func(w *timingwheel.Wheel[int], h func(alarm.Alarm)) { _ = w.AdvanceClock(atNs(20_000), h) }},
-		{"AdvanceClockLimit", func(w *timingwheel.Wheel[int], h func(alarm.Alarm)) {
+		{"AdvanceClock", func(w *timingwheel.Wheel[int], h func(timingwheel.Fired[int])) { _ = w.AdvanceClock(atNs(20_000), h) }},
+		{"AdvanceClockLimit", func(w *timingwheel.Wheel[int], h func(timingwheel.Fired[int])) {
 			_, _, _ = w.AdvanceClockLimit(atNs(20_000), 100, h)
 		}},
 	}
@@ -384,8 +403,10 @@ func TestHandlerPanics(t *testing.T) {
 				later := l.add(atNs(40_000))
 				var addedInHandler int
 				p := panicsWith(func() {
-					f.call(w, func(a alarm.Alarm) {
-						l.fire(a)
+					f.call(w, func(ev timingwheel.Fired[int]) {
+						a := ev.Alarm
+
+						l.fire(ev)
 						if valueOf(t, w, a) == 3 {
 							addedInHandler = l.add(atNs(30_000))
 							panic(errBoom)
@@ -436,8 +457,10 @@ func TestHandlerPanicsInFirePastAndStopAtNext(t *testing.T) {
 			}
 			l.add(atNs(1600)) // 5: interval 1, after now
 			p := panicsWith(func() {
-				h := func(a alarm.Alarm) {
-					l.fire(a)
+				h := func(ev timingwheel.Fired[int]) {
+					a := ev.Alarm
+
+					l.fire(ev)
 					if valueOf(t, w, a) == 1 {
 						panic(fmt.Sprint("boom"))
 					}
@@ -472,8 +495,10 @@ func TestHandlerPanicsTwice(t *testing.T) {
 	for i := int64(0); i < 10; i++ {
 		l.add(atNs(1000 * i))
 	}
-	h := func(a alarm.Alarm) {
-		l.fire(a)
+	h := func(ev timingwheel.Fired[int]) {
+		a := ev.Alarm
+
+		l.fire(ev)
 		if v := valueOf(t, w, a); v == 2 || v == 5 {
 			panic(v)
 		}
@@ -512,8 +537,10 @@ func TestShrinkWhileFiring(t *testing.T) {
 		for _, id := range victims[:150] {
 			l.remove(id) // holes for Shrink to close
 		}
-		h := func(a alarm.Alarm) {
-			l.fire(a)
+		h := func(ev timingwheel.Fired[int]) {
+			a := ev.Alarm
+
+			l.fire(ev)
 			if valueOf(t, w, a) == 3 {
 				if mode == "in handler" {
 					w.Shrink()
@@ -546,7 +573,9 @@ func TestQueriesInsideHandlers(t *testing.T) {
 	for i := int64(0); i < 50; i++ {
 		l.add(atNs(700 * i))
 	}
-	check := func(a alarm.Alarm) {
+	check := func(ev timingwheel.Fired[int]) {
+		a := ev.Alarm
+
 		if w.Mem(a) {
 			t.Fatal("the firing alarm is a member")
 		}
@@ -554,17 +583,26 @@ func TestQueriesInsideHandlers(t *testing.T) {
 		inv(t, w)
 	}
 	calls := 0
-	ok(t, w.AdvanceClock(atNs(20_000), func(a alarm.Alarm) {
+	ok(t, w.AdvanceClock(atNs(20_000), func(ev timingwheel.Fired[int]) {
 		calls++
-		l.fire(a)
+		l.fire(ev)
 		if k, _ := w.MinAlarmIntervalNum(); w.Len() > 0 && calls == 1 && k >= w.NowIntervalNum() {
 			t.Fatalf("inside the first handler the minimum interval %d is not a due one", k)
 		}
-		check(a)
+		check(ev)
 	}))
-	ok(t, w.AdvanceClockStopAtNextAlarm(atNs(30_000), func(a alarm.Alarm) { l.fire(a); check(a) }))
-	w.FirePastAlarms(func(a alarm.Alarm) { l.fire(a); check(a) })
-	_, _, err := w.AdvanceClockLimit(atNs(40_000), 2, func(a alarm.Alarm) { l.fire(a); check(a) })
+	ok(t, w.AdvanceClockStopAtNextAlarm(atNs(30_000), func(ev timingwheel.Fired[int]) {
+		l.fire(ev)
+		check(ev)
+	}))
+	w.FirePastAlarms(func(ev timingwheel.Fired[int]) {
+		l.fire(ev)
+		check(ev)
+	})
+	_, _, err := w.AdvanceClockLimit(atNs(40_000), 2, func(ev timingwheel.Fired[int]) {
+		l.fire(ev)
+		check(ev)
+	})
 	ok(t, err)
 	l.done()
 }
@@ -613,8 +651,10 @@ func TestRescheduleOverdueAfterPanic(t *testing.T) {
 		l.add(atNs(1000 * i))
 	}
 	_ = panicsWith(func() {
-		_ = w.AdvanceClock(atNs(20_000), func(a alarm.Alarm) {
-			l.fire(a)
+		_ = w.AdvanceClock(atNs(20_000), func(ev timingwheel.Fired[int]) {
+			a := ev.Alarm
+
+			l.fire(ev)
 			if valueOf(t, w, a) == 1 {
 				panic("boom")
 			}

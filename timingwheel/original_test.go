@@ -63,7 +63,7 @@ func (c wheelCfg) config(t testing.TB) config.Config {
 
 func mkWheel[T any](t testing.TB, c wheelCfg, start time.Time) *timingwheel.Wheel[T] {
 	t.Helper()
-	w, err := timingwheel.New[T](c.config(t), start)
+	w, err := timingwheel.NewWithConfig[T](c.config(t), start)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +94,20 @@ func valueOf[T any](t testing.TB, w *timingwheel.Wheel[T], a alarm.Alarm) T {
 }
 
 // record returns a handler appending each fired alarm's value to *out.
-func record[T any](t testing.TB, w *timingwheel.Wheel[T], out *[]T) func(alarm.Alarm) {
-	return func(a alarm.Alarm) { *out = append(*out, valueOf(t, w, a)) }
+// record returns a handler that appends each fired value to out, after
+// checking that what the handler receives agrees with what the wheel answers
+// for the handle inside it.
+func record[T comparable](t testing.TB, w *timingwheel.Wheel[T], out *[]T) func(timingwheel.Fired[T]) {
+	return func(ev timingwheel.Fired[T]) {
+		t.Helper()
+		if v := valueOf(t, w, ev.Alarm); v != ev.Value {
+			t.Fatalf("handler got value %v, AlarmValue says %v", ev.Value, v)
+		}
+		if at, err := w.AlarmAt(ev.Alarm); err != nil || !at.Equal(ev.At) {
+			t.Fatalf("handler got time %v, AlarmAt says %v (%v)", ev.At, at, err)
+		}
+		*out = append(*out, ev.Value)
+	}
 }
 
 func inv(t testing.TB, w interface{ Invariant() error }) {
@@ -618,7 +630,9 @@ func TestAdvanceByEveryStepEveryLevelBits(t *testing.T) {
 				for w.Len() > 0 {
 					to, err := w.IntervalNumStart(min(maxN, w.MinAllowedAlarmIntervalNum()+step))
 					ok(t, err)
-					ok(t, w.AdvanceClock(to, func(a alarm.Alarm) {
+					ok(t, w.AdvanceClock(to, func(ev timingwheel.Fired[int64]) {
+						a := ev.Alarm
+
 						n, err := w.AlarmIntervalNum(a)
 						if err != nil || n >= w.MinAllowedAlarmIntervalNum() {
 							t.Fatalf("%v step %d: fired interval %d with now at interval %d", bits, step, n, w.MinAllowedAlarmIntervalNum())
@@ -737,7 +751,7 @@ func TestAll(t *testing.T) {
 func TestNewAndStart(t *testing.T) {
 	cfg := wheelCfg{p: config.AboutOneSecond}.config(t)
 	for _, start := range []time.Time{atNs(0), atNs(gib), atGib(7, 3), timingwheel.MaxTime} {
-		w, err := timingwheel.New[int](cfg, start)
+		w, err := timingwheel.NewWithConfig[int](cfg, start)
 		ok(t, err)
 		n, _ := w.IntervalNum(start)
 		if !w.Start().Equal(start) || !w.Now().Equal(start) || w.NowIntervalNum() != n || w.MinAllowedAlarmIntervalNum() != n {
@@ -749,10 +763,10 @@ func TestNewAndStart(t *testing.T) {
 		inv(t, w)
 	}
 	for _, start := range []time.Time{atNs(-1), timingwheel.MaxTime.Add(1), {}, time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)} {
-		_, err := timingwheel.New[int](cfg, start)
+		_, err := timingwheel.NewWithConfig[int](cfg, start)
 		isErr(t, err, timingwheel.ErrTimeOutOfRange, fmt.Sprintf("New at %v", start))
 	}
-	_, err := timingwheel.New[int](config.Config{}, atNs(0))
+	_, err := timingwheel.NewWithConfig[int](config.Config{}, atNs(0))
 	isErr(t, err, timingwheel.ErrInvalidConfig, "New with the zero Config")
 }
 
@@ -785,7 +799,7 @@ func rescheduleScenario(t *testing.T, resched func(w *timingwheel.Wheel[string],
 		}
 		inv(t, w)
 	}
-	fail := func(alarm.Alarm) { t.Fatal("an alarm fired") }
+	fail := func(timingwheel.Fired[string]) { t.Fatal("an alarm fired") }
 	state(0, 6, 5, 10)
 	// Reschedule a1 after a2: a2 becomes next.
 	ok(t, resched(w, a1, g(15)))
@@ -914,7 +928,9 @@ func TestFiresAtTheRightTime(t *testing.T) {
 					fired := 0
 					for !w.IsEmpty() {
 						to := w.Now().Add(time.Duration(by))
-						ok(t, w.AdvanceClock(to, func(a alarm.Alarm) {
+						ok(t, w.AdvanceClock(to, func(ev timingwheel.Fired[time.Time]) {
+							a := ev.Alarm
+
 							at := valueOf(t, w, a)
 							start, _ := w.IntervalStart(w.Now())
 							if !at.Before(start) {
@@ -1011,11 +1027,11 @@ func TestAlarmAtMaxTime(t *testing.T) {
 				}
 			}
 			n := 0
-			ok(t, w.AdvanceClock(timingwheel.MaxTime, func(alarm.Alarm) { n++ }))
+			ok(t, w.AdvanceClock(timingwheel.MaxTime, func(timingwheel.Fired[int]) { n++ }))
 			if n != 0 {
 				t.Fatal("AdvanceClock(MaxTime) fired an alarm at MaxTime")
 			}
-			w.FirePastAlarms(func(alarm.Alarm) { n++ })
+			w.FirePastAlarms(func(timingwheel.Fired[int]) { n++ })
 			if n != 1 || !w.IsEmpty() {
 				t.Fatalf("FirePastAlarms at MaxTime fired %d", n)
 			}
@@ -1098,7 +1114,7 @@ func TestFirePastAlarmsSubsets(t *testing.T) {
 				want = append(want, i)
 			}
 		}
-		ok(t, w.AdvanceClock(at1, func(alarm.Alarm) { t.Fatal("fired on advance within the interval") }))
+		ok(t, w.AdvanceClock(at1, func(timingwheel.Fired[int]) { t.Fatal("fired on advance within the interval") }))
 		var got []int
 		w.FirePastAlarms(record(t, w, &got))
 		if !slices.Equal(got, want) || w.Len() != len(seq)-len(want) {

@@ -131,7 +131,7 @@ func TestQueriesMatchAll(t *testing.T) {
 					panicAt := r.IntN(4)
 					seen := 0
 					_ = panicsWith(func() {
-						_ = w.AdvanceClock(to, func(alarm.Alarm) {
+						_ = w.AdvanceClock(to, func(timingwheel.Fired[int]) {
 							seen++
 							if seen == panicAt {
 								panic("boom")

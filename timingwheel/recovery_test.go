@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
@@ -22,9 +21,9 @@ func recoverCall(f func()) (panicked bool) {
 // handlers added: what a call fires is fixed before its first handler runs.
 func TestRecoveryCallDoesNotFireWhatItsHandlersAdd(t *testing.T) {
 	start := time.Unix(0, 0)
-	calls := map[string]func(w *timingwheel.Wheel[string], h func(alarm.Alarm)){
-		"FirePastAlarms": func(w *timingwheel.Wheel[string], h func(alarm.Alarm)) { w.FirePastAlarms(h) },
-		"AdvanceClockStopAtNextAlarm": func(w *timingwheel.Wheel[string], h func(alarm.Alarm)) {
+	calls := map[string]func(w *timingwheel.Wheel[string], h func(timingwheel.Fired[string])){
+		"FirePastAlarms": func(w *timingwheel.Wheel[string], h func(timingwheel.Fired[string])) { w.FirePastAlarms(h) },
+		"AdvanceClockStopAtNextAlarm": func(w *timingwheel.Wheel[string], h func(timingwheel.Fired[string])) {
 			if err := w.AdvanceClockStopAtNextAlarm(timingwheel.MaxTime, h); err != nil {
 				t.Fatal(err)
 			}
@@ -36,7 +35,7 @@ func TestRecoveryCallDoesNotFireWhatItsHandlersAdd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := timingwheel.New[string](cfg, start)
+			w, err := timingwheel.NewWithConfig[string](cfg, start)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,14 +47,16 @@ func TestRecoveryCallDoesNotFireWhatItsHandlersAdd(t *testing.T) {
 			mustAdd(0, "a")
 			mustAdd(0, "b")
 			// The first handler panics: "b" stays due.
-			if !recoverCall(func() { w.FirePastAlarms(func(alarm.Alarm) { panic("boom") }) }) {
+			if !recoverCall(func() { w.FirePastAlarms(func(timingwheel.Fired[string]) { panic("boom") }) }) {
 				t.Fatal("the handler's panic did not reach the caller")
 			}
 			if err := w.Invariant(); err != nil {
 				t.Fatalf("after the panic: %v", err)
 			}
 			var fired []string
-			handler := func(a alarm.Alarm) {
+			handler := func(ev timingwheel.Fired[string]) {
+				a := ev.Alarm
+
 				v, err := w.AlarmValue(a)
 				if err != nil {
 					t.Fatalf("AlarmValue in handler: %v", err)

@@ -28,7 +28,7 @@ func TestShrinkAfterBurst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := timingwheel.New[int64](cfg, time.Unix(0, 0))
+	w, err := timingwheel.NewWithConfig[int64](cfg, time.Unix(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestShrinkAfterBurst(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The baseline: a wheel that only ever held the survivors.
-	base, _ := timingwheel.New[int64](cfg, time.Unix(0, 0))
+	base, _ := timingwheel.NewWithConfig[int64](cfg, time.Unix(0, 0))
 	for i := range keep {
 		if _, err := base.Add(time.Unix(0, int64(i)*7919%(1<<40)), int64(i)); err != nil {
 			t.Fatal(err)
@@ -96,7 +96,10 @@ func TestShrinkAfterBurst(t *testing.T) {
 		}
 	}
 	fired := map[alarm.Alarm]bool{}
-	if err := w.AdvanceClock(time.Unix(0, 1<<41), func(a alarm.Alarm) { fired[a] = true }); err != nil {
+	if err := w.AdvanceClock(time.Unix(0, 1<<41), func(ev timingwheel.Fired[int64]) {
+		a := ev.Alarm
+		fired[a] = true
+	}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range keep {
@@ -114,7 +117,7 @@ func TestShrinkAfterBurst(t *testing.T) {
 func TestShrinkTwiceAndReschedule(t *testing.T) {
 	lb, _ := levelbits.New(2, 2)
 	cfg, _ := config.New(config.OneNanosecond, config.WithLevelBits(lb), config.WithOverflow())
-	w, _ := timingwheel.New[int](cfg, time.Unix(0, 0))
+	w, _ := timingwheel.NewWithConfig[int](cfg, time.Unix(0, 0))
 	var hs []alarm.Alarm
 	for i := 0; i < 200; i++ {
 		a, err := w.Add(time.Unix(0, int64(i*13)), i)
@@ -145,7 +148,9 @@ func TestShrinkTwiceAndReschedule(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []int
-	if err := w.AdvanceClock(time.Unix(0, 1<<20), func(a alarm.Alarm) {
+	if err := w.AdvanceClock(time.Unix(0, 1<<20), func(ev timingwheel.Fired[int]) {
+		a := ev.Alarm
+
 		v, _ := w.AlarmValue(a)
 		got = append(got, v)
 	}); err != nil {

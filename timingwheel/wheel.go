@@ -78,6 +78,44 @@ var (
 	ErrInvalidAlarm          = priorityqueue.ErrInvalidAlarm // the handle is not in this wheel
 )
 
+// Alarm is the handle of an alarm in a wheel (the type alarm.Alarm): a small
+// comparable value that the wheel checks in O(1) on every call that takes one.
+// A handle is accepted only by the wheel that issued it and only while its
+// alarm is in the wheel; the zero Alarm is the null alarm.
+type Alarm = alarm.Alarm
+
+// Fired is what a handler receives for each alarm that fires: its handle, its
+// time and its value. Inside the handler the handle is no longer a member
+// (Mem is false), but AlarmAt and AlarmValue still answer for it.
+type Fired[T any] struct {
+	Alarm Alarm
+	At    time.Time
+	Value T
+}
+
+// adapt turns a wheel handler into the queue's removal handler.
+func adapt[T any](fired func(Fired[T])) func(priorityqueue.Element[T]) {
+	if fired == nil {
+		return nil
+	}
+	return func(e priorityqueue.Element[T]) {
+		fired(Fired[T]{Alarm: e.Alarm, At: fromNanos(e.Time), Value: e.Value})
+	}
+}
+
+// Option sets an optional part of a wheel's configuration: WithCapacity,
+// WithOverflow, or any option of package config (config.WithLevelBits).
+type Option = config.Option
+
+// WithCapacity sets how many alarms the wheel holds before it allocates
+// (default 0: grow on demand). A wheel that knows its peak load allocates
+// once, up front. At most config.MaxCapacity.
+func WithCapacity(n int) Option { return config.WithCapacity(n) }
+
+// WithOverflow lets the wheel accept alarms at any time up to MaxTime,
+// whatever its level bits; see config.WithOverflow.
+func WithOverflow() Option { return config.WithOverflow() }
+
 // Wheel is a timing wheel whose alarms carry values of type T.
 type Wheel[T any] struct {
 	cfg            config.Config
@@ -88,10 +126,31 @@ type Wheel[T any] struct {
 	maxIntervalNum int64
 }
 
-// New returns an empty wheel with the given config whose clock reads start.
+// New returns an empty wheel whose clock reads start and whose alarm
+// precision is the largest power of two nanoseconds not above precision
+// (time.Millisecond gives 2^19 ns = 524.288µs; AlarmPrecision reports it),
+// with the default level bits, which reach every time up to MaxTime. An
+// alarm fires at most one precision late. Errors: ErrInvalidConfig (wrapping
+// the config package's error) when precision is not in [1ns, 2^61 ns] or an
+// option is invalid; ErrTimeOutOfRange when start is before the Unix epoch or
+// after MaxTime.
+func New[T any](start time.Time, precision time.Duration, opts ...Option) (*Wheel[T], error) {
+	p, err := config.FloorPow2(precision)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	cfg, err := config.New(p, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	return NewWithConfig[T](cfg, start)
+}
+
+// NewWithConfig returns an empty wheel with the given config whose clock
+// reads start: the form for full control of the precision and level bits.
 // Errors: ErrTimeOutOfRange when start is before the epoch or after MaxTime;
 // ErrInvalidConfig for a config that is not valid (the zero Config).
-func New[T any](cfg config.Config, start time.Time) (*Wheel[T], error) {
+func NewWithConfig[T any](cfg config.Config, start time.Time) (*Wheel[T], error) {
 	if err := cfg.Invariant(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
 	}
@@ -160,7 +219,7 @@ func (w *Wheel[T]) IsEmpty() bool { return w.q.Len() == 0 }
 
 // All returns an iterator over every alarm in the wheel, each once, in no
 // promised order. The wheel must not be changed during the iteration.
-func (w *Wheel[T]) All() iter.Seq[alarm.Alarm] { return w.q.All() }
+func (w *Wheel[T]) All() iter.Seq[Alarm] { return w.q.All() }
 
 // IntervalNum returns the number of the interval holding t: ns(t) >> A.
 // Error: ErrTimeOutOfRange.
@@ -277,10 +336,10 @@ func (w *Wheel[T]) checkIntervalForAlarm(n int64) error {
 // the next advance or FirePastAlarms. Cost: O(levels). It allocates only to
 // grow (more alarms than ever, or more in one slot than that slot ever held),
 // so a steady load allocates nothing.
-func (w *Wheel[T]) Add(at time.Time, v T) (alarm.Alarm, error) {
+func (w *Wheel[T]) Add(at time.Time, v T) (Alarm, error) {
 	ns, err := w.checkAt(at)
 	if err != nil {
-		return alarm.Alarm{}, err
+		return Alarm{}, err
 	}
 	a, err := w.q.AddTime(ns, v)
 	if checked.On {
@@ -291,9 +350,9 @@ func (w *Wheel[T]) Add(at time.Time, v T) (alarm.Alarm, error) {
 
 // AddAtIntervalNum adds an alarm at the start of interval n. Errors:
 // ErrIntervalNumOutOfRange, ErrBeforeCurrentInterval, ErrTooFarInFuture.
-func (w *Wheel[T]) AddAtIntervalNum(n int64, v T) (alarm.Alarm, error) {
+func (w *Wheel[T]) AddAtIntervalNum(n int64, v T) (Alarm, error) {
 	if err := w.checkIntervalForAlarm(n); err != nil {
-		return alarm.Alarm{}, err
+		return Alarm{}, err
 	}
 	a, err := w.q.AddTime(n<<w.shift, v)
 	if checked.On {
@@ -303,10 +362,10 @@ func (w *Wheel[T]) AddAtIntervalNum(n int64, v T) (alarm.Alarm, error) {
 }
 
 // Mem reports whether a is in the wheel. Cost: O(1).
-func (w *Wheel[T]) Mem(a alarm.Alarm) bool { return w.q.Mem(a) }
+func (w *Wheel[T]) Mem(a Alarm) bool { return w.q.Mem(a) }
 
 // Remove removes a; a becomes invalid. Error: ErrInvalidAlarm. Cost: O(1).
-func (w *Wheel[T]) Remove(a alarm.Alarm) error {
+func (w *Wheel[T]) Remove(a Alarm) error {
 	err := w.q.Remove(a)
 	if checked.On {
 		w.check("Remove", a)
@@ -317,7 +376,7 @@ func (w *Wheel[T]) Remove(a alarm.Alarm) error {
 // Reschedule moves a to time at, keeping its handle and value; a goes to the
 // back of its new interval. Errors: ErrInvalidAlarm, then those of Add.
 // Cost: O(levels).
-func (w *Wheel[T]) Reschedule(a alarm.Alarm, at time.Time) error {
+func (w *Wheel[T]) Reschedule(a Alarm, at time.Time) error {
 	ns, err := w.checkAt(at)
 	if err != nil {
 		return w.invalidOr(a, err)
@@ -333,7 +392,7 @@ func (w *Wheel[T]) Reschedule(a alarm.Alarm, at time.Time) error {
 
 // RescheduleAtIntervalNum moves a to the start of interval n. Errors:
 // ErrInvalidAlarm, then those of AddAtIntervalNum.
-func (w *Wheel[T]) RescheduleAtIntervalNum(a alarm.Alarm, n int64) error {
+func (w *Wheel[T]) RescheduleAtIntervalNum(a Alarm, n int64) error {
 	if err := w.checkIntervalForAlarm(n); err != nil {
 		return w.invalidOr(a, err)
 	}
@@ -346,7 +405,7 @@ func (w *Wheel[T]) RescheduleAtIntervalNum(a alarm.Alarm, n int64) error {
 
 // invalidOr returns ErrInvalidAlarm if a is not in the wheel, else err: a
 // reschedule reports a bad handle before a bad time.
-func (w *Wheel[T]) invalidOr(a alarm.Alarm, err error) error {
+func (w *Wheel[T]) invalidOr(a Alarm, err error) error {
 	if !w.q.Mem(a) {
 		return fmt.Errorf("%w: %v", ErrInvalidAlarm, a)
 	}
@@ -408,7 +467,7 @@ func (w *Wheel[T]) Shrink() {
 
 // AlarmAt returns a's time. It answers inside a's own handler too. Error:
 // ErrInvalidAlarm.
-func (w *Wheel[T]) AlarmAt(a alarm.Alarm) (time.Time, error) {
+func (w *Wheel[T]) AlarmAt(a Alarm) (time.Time, error) {
 	ns, err := w.q.Time(a)
 	if err != nil {
 		return time.Time{}, err
@@ -418,10 +477,10 @@ func (w *Wheel[T]) AlarmAt(a alarm.Alarm) (time.Time, error) {
 
 // AlarmIntervalNum returns the interval number of a's time. Error:
 // ErrInvalidAlarm.
-func (w *Wheel[T]) AlarmIntervalNum(a alarm.Alarm) (int64, error) { return w.q.Key(a) }
+func (w *Wheel[T]) AlarmIntervalNum(a Alarm) (int64, error) { return w.q.Key(a) }
 
 // AlarmValue returns a's value. Error: ErrInvalidAlarm.
-func (w *Wheel[T]) AlarmValue(a alarm.Alarm) (T, error) { return w.q.Value(a) }
+func (w *Wheel[T]) AlarmValue(a Alarm) (T, error) { return w.q.Value(a) }
 
 // AdvanceClock moves the clock to to and fires, in order, every alarm with
 // at < IntervalStart(to), calling fired (if not nil) for each. If to <= Now()
@@ -429,7 +488,7 @@ func (w *Wheel[T]) AlarmValue(a alarm.Alarm) (T, error) { return w.q.Value(a) }
 // handler left behind (and, called from a handler, the alarms the enclosing
 // calls have not fired yet: see Handlers in the package doc). Error: ErrTimeOutOfRange when to is before the epoch or
 // after MaxTime. Cost: O(levels + alarms fired + alarms moved down a level).
-func (w *Wheel[T]) AdvanceClock(to time.Time, fired func(alarm.Alarm)) error {
+func (w *Wheel[T]) AdvanceClock(to time.Time, fired func(Fired[T])) error {
 	ns, err := toNanos(to)
 	if err != nil {
 		return err
@@ -438,7 +497,7 @@ func (w *Wheel[T]) AdvanceClock(to time.Time, fired func(alarm.Alarm)) error {
 		w.now = ns
 	}
 	w.q.CollectTo(w.now>>w.shift, 0)
-	w.q.FireDue(fired)
+	w.q.FireDue(adapt(fired))
 	if checked.On {
 		w.check("AdvanceClock", to)
 	}
@@ -462,7 +521,7 @@ func (w *Wheel[T]) AdvanceClock(to time.Time, fired func(alarm.Alarm)) error {
 // handlers of a limited step see the earlier Now(), so they may add alarms
 // that a single AdvanceClock would have refused. Errors: ErrNonPositiveLimit
 // for limit < 1, ErrTimeOutOfRange as AdvanceClock.
-func (w *Wheel[T]) AdvanceClockLimit(to time.Time, limit int, fired func(alarm.Alarm)) (n int, done bool, err error) {
+func (w *Wheel[T]) AdvanceClockLimit(to time.Time, limit int, fired func(Fired[T])) (n int, done bool, err error) {
 	if limit < 1 {
 		return 0, false, fmt.Errorf("%w: got %d", ErrNonPositiveLimit, limit)
 	}
@@ -479,7 +538,7 @@ func (w *Wheel[T]) AdvanceClockLimit(to time.Time, limit int, fired func(alarm.A
 	} else {
 		w.now = reached << w.shift
 	}
-	n = w.q.FireDue(fired)
+	n = w.q.FireDue(adapt(fired))
 	if checked.On {
 		w.check("AdvanceClockLimit", to, limit)
 	}
@@ -492,8 +551,8 @@ func (w *Wheel[T]) AdvanceClockLimit(to time.Time, limit int, fired func(alarm.A
 // it fires is fixed before the first handler runs: alarms that its handlers
 // add are not fired by this call, and alarms they remove or reschedule
 // before their turn do not fire.
-func (w *Wheel[T]) FirePastAlarms(fired func(alarm.Alarm)) {
-	w.q.RemoveAtMinKey(w.now, fired)
+func (w *Wheel[T]) FirePastAlarms(fired func(Fired[T])) {
+	w.q.RemoveAtMinKey(w.now, adapt(fired))
 	if checked.On {
 		w.check("FirePastAlarms")
 	}
@@ -514,7 +573,7 @@ func (w *Wheel[T]) FirePastAlarms(fired func(alarm.Alarm)) {
 // later call. The original's advance_clock_stop_at_next_alarm only parks the
 // clock at the next alarm and fires nothing; see docs/design.md. Error:
 // ErrTimeOutOfRange for to out of range.
-func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(alarm.Alarm)) error {
+func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T])) error {
 	ns, err := toNanos(to)
 	if err != nil {
 		return err
@@ -528,7 +587,7 @@ func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(alarm.Al
 		w.now = ns
 		w.q.CollectTo(ns>>w.shift, 0)
 	}
-	w.q.RemoveAtMinKey(w.now, fired)
+	w.q.RemoveAtMinKey(w.now, adapt(fired))
 	if checked.On {
 		w.check("AdvanceClockStopAtNextAlarm", to)
 	}

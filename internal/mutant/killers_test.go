@@ -84,7 +84,7 @@ func TestKillInvariantOnly(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		cfg := cfgs[rapid.IntRange(0, len(cfgs)-1).Draw(rt, "config")]
 		start := time.Unix(0, rapid.SampledFrom([]int64{0, 1<<40 + 3, 1<<62 - 1 - 40}).Draw(rt, "start"))
-		w, err := timingwheel.New[int](cfg, start)
+		w, err := timingwheel.NewWithConfig[int](cfg, start)
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestKillInvariantOnly(t *testing.T) {
 				return all[rapid.IntRange(0, len(all)-1).Draw(rt, label)]
 			}
 			panics := rapid.IntRange(0, 4).Draw(rt, "panics") == 0
-			fired := func(alarm.Alarm) {
+			fired := func(timingwheel.Fired[int]) {
 				if panics {
 					panic(boom{})
 				}
@@ -182,7 +182,7 @@ func TestKillOverflowReach(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := timingwheel.New[int](cfg, time.Unix(0, 0))
+			w, err := timingwheel.NewWithConfig[int](cfg, time.Unix(0, 0))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -213,7 +213,7 @@ func TestKillEqualTimes(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 0))
 		cfg := cfgs[r.IntN(len(cfgs))]
 		start := time.Unix(0, 1<<40+3)
-		w, err := timingwheel.New[int](cfg, start)
+		w, err := timingwheel.NewWithConfig[int](cfg, start)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,7 +244,11 @@ func TestKillEqualTimes(t *testing.T) {
 			}
 			to := time.Unix(0, now+1+r.Int64N(8*prec))
 			var got, want []int
-			_ = w.AdvanceClock(to, func(a alarm.Alarm) { v, _ := w.AlarmValue(a); got = append(got, v) })
+			_ = w.AdvanceClock(to, func(ev timingwheel.Fired[int]) {
+				a := ev.Alarm
+				v, _ := w.AlarmValue(a)
+				got = append(got, v)
+			})
 			_ = m.AdvanceClock(to, func(a proptest.ModelAlarm) { v, _ := m.AlarmValue(a); want = append(want, v) })
 			log = append(log, fmt.Sprintf("AdvanceClock(%d) fires %v", to.UnixNano(), want))
 			if !slices.Equal(got, want) {

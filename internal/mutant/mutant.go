@@ -33,13 +33,14 @@ const (
 	OverflowShort     = "overflow-short"      // overflow levels come in whole 8-bit levels only, falling short of MaxTime
 	LimitOneMore      = "limit-one-more"      // AdvanceClockLimit stops only once it has fired more than limit alarms
 	SlotMinKept       = "slot-min-kept"       // removing a slot's smallest key keeps the slot's cached minimum
+	GenWraps          = "gen-wraps"           // a record freed at the last generation wraps to 0 instead of retiring
 )
 
 // All lists every mutant.
 var All = []string{SlotOffByOne, BitmapNotCleared, CascadeAppends, CascadeLowest, StaleMinAfterClr,
 	ClampWrong, MinNotInvalidated, FirePastLevel0, NextAlarmOffByOne, LengthNotCounted, DueNotFreed,
 	HandleGenIgnored, FirePastReversed, FirePastStrict, MinTimesLevel0, RescheduleInPlace, BeforeNowRejected,
-	LimitJumps, ShrinkForwardLost, ClearKeepsOwner, OverflowShort, LimitOneMore, SlotMinKept}
+	LimitJumps, ShrinkForwardLost, ClearKeepsOwner, OverflowShort, LimitOneMore, SlotMinKept, GenWraps}
 
 // Is reports whether mutant name is active. It is always false without the
 // twmutants build tag.

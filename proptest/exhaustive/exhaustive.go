@@ -149,7 +149,7 @@ func Run(w World, o Options) (Result, error) {
 	o = o.withDefaults()
 	begin := time.Now()
 	res := Result{World: w}
-	if _, err := timingwheel.New[int](w.Config, w.Start); err != nil {
+	if _, err := timingwheel.NewWithConfig[int](w.Config, w.Start); err != nil {
 		return res, err
 	}
 	nodes := []node{{parent: -1}}

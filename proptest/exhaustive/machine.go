@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/internal/pool"
 	"github.com/gotimingwheel/timingwheel/proptest"
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
@@ -126,7 +127,7 @@ type machine struct {
 }
 
 func newMachine(wd World, o Options) *machine {
-	w, err := timingwheel.New[int](wd.Config, wd.Start)
+	w, err := timingwheel.NewWithConfig[int](wd.Config, wd.Start)
 	if err != nil {
 		panic(err) // Run checked it
 	}
@@ -372,7 +373,7 @@ func (s *machine) step(x op, check bool) error {
 		to := ns2t(s.ns(x.t))
 		s.logf("%v = AdvanceClock(%d)", x, to.UnixNano())
 		return s.fire(x, check,
-			func(h func(alarm.Alarm)) error { return s.w.AdvanceClock(to, h) },
+			func(h func(timingwheel.Fired[int])) error { return s.w.AdvanceClock(to, h) },
 			func(h func(proptest.ModelAlarm)) error { return s.m.AdvanceClock(to, h) })
 	case opAdvanceLimit:
 		to := ns2t(s.ns(x.t))
@@ -380,7 +381,10 @@ func (s *machine) step(x op, check bool) error {
 		var done, mdone bool
 		s.logf("%v = AdvanceClockLimit(%d, 1)", x, to.UnixNano())
 		err := s.fire(x, check,
-			func(h func(alarm.Alarm)) (err error) { n, done, err = s.w.AdvanceClockLimit(to, 1, h); return err },
+			func(h func(timingwheel.Fired[int])) (err error) {
+				n, done, err = s.w.AdvanceClockLimit(to, 1, h)
+				return err
+			},
 			func(h func(proptest.ModelAlarm)) (err error) {
 				mn, mdone, err = s.m.AdvanceClockLimit(to, 1, h)
 				return err
@@ -392,13 +396,13 @@ func (s *machine) step(x op, check bool) error {
 	case opFirePast:
 		s.logf("%v", x)
 		return s.fire(x, check,
-			func(h func(alarm.Alarm)) error { s.w.FirePastAlarms(h); return nil },
+			func(h func(timingwheel.Fired[int])) error { s.w.FirePastAlarms(h); return nil },
 			func(h func(proptest.ModelAlarm)) error { s.m.FirePastAlarms(h); return nil })
 	case opStopAtNext:
 		to := ns2t(s.ns(x.t))
 		s.logf("%v = AdvanceClockStopAtNextAlarm(%d)", x, to.UnixNano())
 		return s.fire(x, check,
-			func(h func(alarm.Alarm)) error { return s.w.AdvanceClockStopAtNextAlarm(to, h) },
+			func(h func(timingwheel.Fired[int])) error { return s.w.AdvanceClockStopAtNextAlarm(to, h) },
 			func(h func(proptest.ModelAlarm)) error { return s.m.AdvanceClockStopAtNextAlarm(to, h) })
 	case opClear:
 		s.logf("Clear")
@@ -420,7 +424,7 @@ type handlerPanic struct{}
 
 // fire runs a firing call on both sides with the same handler and compares
 // the fired ids, the handlers' adds and removes, errors and panics.
-func (s *machine) fire(x op, check bool, wcall func(func(alarm.Alarm)) error,
+func (s *machine) fire(x op, check bool, wcall func(func(timingwheel.Fired[int])) error,
 	mcall func(func(proptest.ModelAlarm)) error) error {
 	var got, want []int
 	var hErr error
@@ -430,7 +434,9 @@ func (s *machine) fire(x op, check bool, wcall func(func(alarm.Alarm)) error,
 	removedW, removedM := -1, -1
 	canAdd := len(s.live) < s.o.MaxLive
 	victim := s.latest()
-	wh := func(a alarm.Alarm) {
+	wh := func(ev timingwheel.Fired[int]) {
+		a := ev.Alarm
+
 		v, err := s.w.AlarmValue(a)
 		if err != nil && hErr == nil {
 			hErr = fmt.Errorf("%v: AlarmValue(%v) inside its handler: %v", x, a, err)
@@ -678,7 +684,7 @@ func (s *machine) encode() [16]byte {
 	for _, id := range order {
 		put(at[id] - now)
 		if k := slices.IndexFunc(s.live, func(p pair) bool { return p.id == id }); k >= 0 {
-			put(int64(s.live[k].a.Index()))
+			put(int64(pool.Index(s.live[k].a)))
 		} else {
 			put(-1) // the model fired an alarm the machine does not know: cannot happen
 		}
@@ -686,7 +692,7 @@ func (s *machine) encode() [16]byte {
 	if s.hasDead {
 		put(1)
 		put(map[bool]int64{false: 0, true: 1}[s.stale])
-		put(int64(s.dead.a.Index()))
+		put(int64(pool.Index(s.dead.a)))
 	} else {
 		put(0)
 	}

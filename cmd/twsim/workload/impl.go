@@ -32,7 +32,7 @@ type Timers[H any] interface {
 type Wheel struct {
 	W     *timingwheel.Wheel[int64]
 	fired func(int64)
-	h     func(alarm.Alarm)
+	h     func(timingwheel.Fired[int64])
 }
 
 // NewWheel returns a wheel with precision 2^b ns and the default level bits,
@@ -42,12 +42,14 @@ func NewWheel(b uint) *Wheel {
 	if err != nil {
 		panic(err)
 	}
-	w, err := timingwheel.New[int64](cfg, time.Unix(0, 0))
+	w, err := timingwheel.NewWithConfig[int64](cfg, time.Unix(0, 0))
 	if err != nil {
 		panic(err)
 	}
 	x := &Wheel{W: w}
-	x.h = func(a alarm.Alarm) {
+	x.h = func(ev timingwheel.Fired[int64]) {
+		a := ev.Alarm
+
 		at, err := w.AlarmAt(a)
 		if err != nil {
 			panic(err)

@@ -1,4 +1,4 @@
-package alarm
+package pool
 
 // Corruption tests: each builds a valid pool, breaks exactly one fact, and
 // checks that Invariant reports the invariant that fact belongs to.
@@ -76,10 +76,18 @@ func TestCorruptAP3(t *testing.T) {
 		p.live++
 		invariant.Expect(t, p.Invariant(), "AP3")
 	})
-	t.Run("free record off the list", func(t *testing.T) {
+}
+
+func TestCorruptAP7(t *testing.T) {
+	t.Run("free record off the list, not retired", func(t *testing.T) {
 		p := newFixture(t)
-		p.recs[4].Next = 0 // record 2 is free but unreachable
-		invariant.Expect(t, p.Invariant(), "AP3")
+		p.recs[4].Next = 0 // record 2 is free but unreachable, at generation 1
+		invariant.Expect(t, p.Invariant(), "AP7")
+	})
+	t.Run("retired count", func(t *testing.T) {
+		p := newFixture(t)
+		p.retired++
+		invariant.Expect(t, p.Invariant(), "AP7")
 	})
 }
 
@@ -91,7 +99,7 @@ func TestCorruptAP4(t *testing.T) {
 
 // newShrunk returns a valid pool in which Shrink moved record 5 to index 2,
 // so the forwarding maps hold one entry.
-func newShrunk(t *testing.T) (*Pool[string], Alarm) {
+func newShrunk(t *testing.T) (*Pool[string], Handle) {
 	t.Helper()
 	p := NewPool[string](0)
 	for _, v := range []string{"a", "b", "c", "d", "e"} {

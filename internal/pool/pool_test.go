@@ -1,11 +1,11 @@
-package alarm_test
+package pool_test
 
 import (
 	"testing"
 
 	"pgregory.net/rapid"
 
-	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/internal/pool"
 )
 
 // TestPoolAgainstModel drives a pool with random Alloc, Free, Reset and
@@ -14,12 +14,12 @@ import (
 // every live one must find its record, and Invariant must hold throughout.
 func TestPoolAgainstModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := alarm.NewPool[int](rapid.IntRange(0, 4).Draw(t, "cap"))
-		live := map[alarm.Alarm]int{}
-		var order []alarm.Alarm // live handles, for drawing one
-		var stale []alarm.Alarm
+		p := pool.NewPool[int](rapid.IntRange(0, 4).Draw(t, "cap"))
+		live := map[pool.Handle]int{}
+		var order []pool.Handle // live handles, for drawing one
+		var stale []pool.Handle
 		next := 0
-		other := alarm.NewPool[int](0)
+		other := pool.NewPool[int](0)
 
 		drop := func(i int) {
 			stale = append(stale, order[i])
@@ -31,7 +31,7 @@ func TestPoolAgainstModel(t *testing.T) {
 				next++
 				i := p.Alloc(int64(next), next, 1)
 				h := p.Handle(i)
-				if h.Owner() != p.Owner() || h.IsNull() {
+				if pool.Owner(h) != p.Owner() || h.IsNull() {
 					t.Fatalf("handle %v from pool %d", h, p.Owner())
 				}
 				if _, dup := live[h]; dup {
@@ -95,7 +95,7 @@ func TestPoolAgainstModel(t *testing.T) {
 						t.Fatalf("stale %v accepted", h)
 					}
 				}
-				if _, ok := p.Lookup(alarm.Alarm{}); ok {
+				if _, ok := p.Lookup(pool.Handle{}); ok {
 					t.Fatal("null alarm accepted")
 				}
 			},

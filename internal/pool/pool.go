@@ -1,0 +1,402 @@
+// Package pool holds the records behind alarm handles, for the queue and the
+// wheel of this module; users see only the handle type, alarm.Alarm.
+//
+// A Handle is a small comparable value with no pointers: the owner's ID, the
+// index of a record in the owner's pool, and the record's generation when the
+// handle was made. A handle is valid only while the record is live with that
+// generation and the owner is the one asked, so a handle of a removed, fired or
+// cleared alarm is rejected in O(1), and so is a handle from another queue or
+// wheel. The zero Handle is the null alarm and is never valid.
+//
+// Handles never alias, however long the process runs:
+//   - owner IDs come from a process-wide 64-bit counter, taken anew by every
+//     pool and every Reset, so no two pools (or one pool before and after a
+//     Reset) ever share an ID;
+//   - a record's generation grows by one each time it is freed; a record
+//     freed at generation MaxGen (2^32-1) is retired instead: it never returns
+//     to the free list, so no generation is issued twice for one index.
+//
+// A Pool keeps records in one slice with a free list threaded through it, so
+// adding and removing allocate nothing once the slice has grown to the peak
+// number of live alarms. A record holds no pointers except the user's value,
+// so the garbage collector has nothing to scan when T holds no pointers.
+//
+// Invariants (checked by Pool.Invariant, stated in docs/invariants.md): AP1
+// record 0 is the unused sentinel; AP2 the free list visits only free records,
+// each once, and ends; AP3 live + free + retired + 1 == len(records); AP4
+// owner != 0; AP5 the forwarding maps Shrink keeps are inverse to each other
+// and point at allocated records; AP6 every allocated record is found by the
+// handle Handle gives for it, and by no other record's; AP7 a free record off
+// the free list is retired: its generation is MaxGen.
+package pool
+
+import (
+	"fmt"
+	"math"
+	"sync/atomic"
+
+	"github.com/gotimingwheel/timingwheel/internal/mutant"
+	"github.com/gotimingwheel/timingwheel/invariant"
+)
+
+// Handle is a handle to an alarm in a queue or wheel; package alarm names it
+// alarm.Alarm. Compare handles with ==. The zero value is the null alarm,
+// never a member of anything.
+type Handle struct {
+	owner uint64
+	index uint32
+	gen   uint32
+}
+
+// IsNull reports whether a is the null alarm.
+func (a Handle) IsNull() bool { return a == Handle{} }
+
+// String formats a handle for debugging, as "alarm(owner/index@gen)".
+func (a Handle) String() string {
+	if a.IsNull() {
+		return "alarm(null)"
+	}
+	return fmt.Sprintf("alarm(%d/%d@%d)", a.owner, a.index, a.gen)
+}
+
+// Make returns the handle with the given parts.
+func Make(owner uint64, index, gen uint32) Handle { return Handle{owner, index, gen} }
+
+// Owner returns the ID of the pool that issued a.
+func Owner(a Handle) uint64 { return a.owner }
+
+// Index returns the record index a refers to.
+func Index(a Handle) uint32 { return a.index }
+
+// Gen returns the record generation a was issued with.
+func Gen(a Handle) uint32 { return a.gen }
+
+// Record states kept in Record.State.
+const (
+	StateFree   uint8 = 0    // on the free list
+	StateFiring uint8 = 0xFF // removed from the structure, its handler running
+	StateDue    uint8 = 0xFE // removed from the levels, waiting in the due list
+	// States 1..62 are "in a slot of level State-1".
+)
+
+// Record is one alarm's storage: 32 bytes with an 8-byte value. Time is the
+// owner's ordering quantity (a key or a time in ns); Next is the owner's
+// position for the record (or, when free, links the free list); Gen counts how
+// often the record was freed; State says where the record is.
+type Record[T any] struct {
+	Time  int64
+	Value T
+	Next  uint32
+	Gen   uint32
+	State uint8
+}
+
+var lastOwner atomic.Uint64
+
+// NewOwnerID returns a process-wide unique owner ID, never 0 and never
+// returned before: the counter is 64 bits wide, so it would take centuries of
+// calls at a billion a second to run out, and it panics rather than wrap.
+func NewOwnerID() uint64 {
+	id := lastOwner.Add(1)
+	if id == 0 {
+		panic("pool: owner IDs exhausted (2^64-1 pools and clears)")
+	}
+	return id
+}
+
+// Pool holds records and hands out handles. Index 0 is a sentinel that is never
+// allocated, so 0 can mean "no record" in links.
+type Pool[T any] struct {
+	recs    []Record[T]
+	free    uint32 // head of the free list, 0 when empty
+	live    int    // allocated records
+	retired int    // free records kept off the free list: their generation is spent
+	owner   uint64
+
+	// After Shrink moved records, fwd maps the (index, generation) a moved
+	// record's handles carry to where it lives now; rev maps back. Both are
+	// empty unless Shrink moved something.
+	fwd     map[origin]uint32
+	rev     map[uint32]origin
+	nextGen uint32 // generation for records appended after a Shrink: above every one issued
+}
+
+// origin is what a handle names: a record index and its generation then.
+type origin struct{ index, gen uint32 }
+
+// NewPool returns an empty pool with room for capacity records before it grows.
+func NewPool[T any](capacity int) *Pool[T] {
+	if capacity < 0 {
+		capacity = 0
+	}
+	p := &Pool[T]{owner: NewOwnerID()}
+	p.recs = make([]Record[T], 1, capacity+1)
+	return p
+}
+
+// Owner returns the pool's owner ID, which every handle it issues carries.
+func (p *Pool[T]) Owner() uint64 { return p.owner }
+
+// Retired returns the number of records retired because their generation
+// reached 2^32-1.
+func (p *Pool[T]) Retired() int { return p.retired }
+
+// Live returns the number of allocated records.
+func (p *Pool[T]) Live() int { return p.live }
+
+// Cap returns the number of records the pool holds without growing.
+func (p *Pool[T]) Cap() int { return cap(p.recs) - 1 }
+
+// Len returns the number of records ever allocated and not given back by Reset:
+// the high-water mark, excluding the sentinel.
+func (p *Pool[T]) Len() int { return len(p.recs) - 1 }
+
+// Rec returns the record at index i. The pointer is valid until the next Alloc.
+func (p *Pool[T]) Rec(i uint32) *Record[T] { return &p.recs[i] }
+
+// Alloc returns the index of a fresh record with the given time and value and
+// state; its Next is 0. Cost: O(1) amortized; it allocates only when
+// the pool grows.
+func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
+	var i uint32
+	if p.free != 0 {
+		i = p.free
+		p.free = p.recs[i].Next
+	} else {
+		if len(p.recs) >= 1<<32-1 {
+			panic("alarm: pool full (2^32-1 records)")
+		}
+		if len(p.recs) == cap(p.recs) {
+			p.grow()
+		}
+		p.recs = append(p.recs, Record[T]{Gen: p.nextGen})
+		i = uint32(len(p.recs) - 1)
+	}
+	r := &p.recs[i]
+	r.Time, r.Value, r.Next, r.State = time, v, 0, state
+	p.live++
+	return i
+}
+
+// grow gives the record slice room for more records: it doubles it up to
+// growDoubleMax records (a copy per doubling is cheap while the pool is
+// small), and beyond that grows it by an eighth, so that a large pool holds at
+// most 12.5% unused capacity (a record is 32 bytes with an 8-byte value; at a
+// million alarms, doubling could leave 32 MB idle). The capacity is set
+// exactly: slices.Grow and append round large slices up further (Grow(s,
+// len(s)) gave 2.4 times the live count).
+func (p *Pool[T]) grow() {
+	n := len(p.recs)
+	c := n + max(n, 16)
+	if n > growDoubleMax {
+		c = n + n/8
+	}
+	recs := make([]Record[T], n, c)
+	copy(recs, p.recs)
+	p.recs = recs
+}
+
+// growDoubleMax is the pool size (in records) up to which grow doubles.
+const growDoubleMax = 1 << 16
+
+// MaxGen is the last generation a record is issued with; a record freed at
+// MaxGen is retired.
+const MaxGen = math.MaxUint32
+
+// Free gives record i back. Every handle to it becomes invalid: the generation
+// is bumped, or, when it is MaxGen, the record is retired for good (AP7), so
+// that no generation is issued twice. The value is zeroed so that the pool
+// does not keep it alive.
+func (p *Pool[T]) Free(i uint32) {
+	r := &p.recs[i]
+	var zero T
+	r.Value = zero
+	r.State = StateFree
+	p.live--
+	if r.Gen == MaxGen {
+		r.Next = 0
+		p.retired++
+	} else {
+		r.Gen++
+		r.Next = p.free
+		p.free = i
+	}
+	if len(p.rev) > 0 {
+		if o, ok := p.rev[i]; ok {
+			delete(p.rev, i)
+			delete(p.fwd, o)
+		}
+	}
+}
+
+// Handle returns the handle for record i as it is now.
+func (p *Pool[T]) Handle(i uint32) Handle {
+	if len(p.rev) > 0 {
+		if o, ok := p.rev[i]; ok {
+			return Handle{owner: p.owner, index: o.index, gen: o.gen}
+		}
+	}
+	return Handle{owner: p.owner, index: i, gen: p.recs[i].Gen}
+}
+
+// Lookup returns the index of a's record if a was issued by this pool and its
+// record is allocated with a's generation (in any state but free).
+func (p *Pool[T]) Lookup(a Handle) (uint32, bool) {
+	if a.owner != p.owner || a.index == 0 {
+		return 0, false
+	}
+	if int(a.index) < len(p.recs) {
+		r := &p.recs[a.index]
+		if (r.Gen == a.gen || mutant.Is(mutant.HandleGenIgnored)) && r.State != StateFree {
+			return a.index, true
+		}
+	}
+	if len(p.fwd) > 0 && !mutant.Is(mutant.ShrinkForwardLost) {
+		if j, ok := p.fwd[origin{a.index, a.gen}]; ok {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
+// Reset frees every record at once in O(1): the pool takes a new owner ID, so
+// every handle issued before is rejected (owner IDs never repeat), and the
+// records are reused from the start with fresh generations. The slice keeps
+// its capacity.
+func (p *Pool[T]) Reset() {
+	clear(p.recs) // drop user values for the garbage collector
+	p.recs = p.recs[:1]
+	p.free = 0
+	p.live = 0
+	p.retired = 0
+	if !mutant.Is(mutant.ClearKeepsOwner) {
+		p.owner = NewOwnerID()
+	}
+	p.fwd, p.rev, p.nextGen = nil, nil, 0
+}
+
+// Shrink moves the allocated records into the lowest indices and releases the
+// rest of the slice, keeping room for slack more records. Every handle stays
+// valid: a moved record is still found by its original handle (through a map
+// that holds one entry per moved live record), and Handle returns that
+// original handle. For each move, after copying the record from index from
+// to index to, Shrink calls moved(from, to) so that the owner can fix the
+// links that point at from.
+//
+// Records appended after a Shrink start above every generation ever issued,
+// so once any record has reached MaxGen (after 2^32 reuses of one record)
+// there is no fresh generation left to give them, and Shrink releases
+// nothing: it returns false and changes nothing. Cost: O(len(records)).
+func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) bool {
+	newLen := p.live + 1
+	maxGen := p.nextGen
+	for i := range p.recs {
+		maxGen = max(maxGen, p.recs[i].Gen)
+	}
+	if maxGen == MaxGen {
+		return false
+	}
+	// Move each allocated record at or above newLen into the lowest free slot.
+	j := uint32(1)
+	for i := uint32(newLen); int(i) < len(p.recs); i++ {
+		if p.recs[i].State == StateFree {
+			continue
+		}
+		for p.recs[j].State != StateFree {
+			j++
+		}
+		r := p.recs[i]
+		o := origin{i, r.Gen}
+		if prev, ok := p.rev[i]; ok { // moved before: its handles name prev
+			o = prev
+			delete(p.rev, i)
+		}
+		// The copy takes a generation above every stale handle of slot j.
+		r.Gen = max(r.Gen, p.recs[j].Gen)
+		p.recs[j] = r
+		if p.fwd == nil {
+			p.fwd, p.rev = map[origin]uint32{}, map[uint32]origin{}
+		}
+		p.fwd[o] = j
+		p.rev[j] = o
+		moved(i, j)
+	}
+	recs := make([]Record[T], newLen, newLen+max(slack, 0))
+	copy(recs, p.recs[:newLen])
+	p.recs = recs
+	p.free = 0
+	// Records appended later start above every generation ever issued, so no
+	// old handle can name them.
+	p.nextGen = maxGen + 1
+	return true
+}
+
+// Moved returns how many records Shrink has moved that are still live (the
+// entries of the forwarding map).
+func (p *Pool[T]) Moved() int { return len(p.fwd) }
+
+// Invariant checks AP1-AP7 and returns nil or an *invariant.Violation. It costs
+// O(len(records)).
+func (p *Pool[T]) Invariant() error {
+	if p.owner == 0 {
+		return invariant.Errorf("AP4", "owner ID is 0")
+	}
+	if len(p.recs) == 0 {
+		return invariant.Errorf("AP1", "sentinel record 0 missing")
+	}
+	if p.recs[0].State != StateFree {
+		return invariant.Errorf("AP1", "sentinel record 0 is in state %d", p.recs[0].State)
+	}
+	seen := 0
+	onList := make([]bool, len(p.recs))
+	for i := p.free; i != 0; i = p.recs[i].Next {
+		if int(i) >= len(p.recs) {
+			return invariant.Errorf("AP2", "free list reaches index %d beyond %d records", i, len(p.recs))
+		}
+		if p.recs[i].State != StateFree {
+			return invariant.Errorf("AP2", "free list holds record %d in state %d", i, p.recs[i].State)
+		}
+		if onList[i] {
+			return invariant.Errorf("AP2", "free list has a cycle through record %d", i)
+		}
+		onList[i] = true
+		seen++
+	}
+	retired := 0
+	for i := 1; i < len(p.recs); i++ {
+		if p.recs[i].State != StateFree || onList[i] {
+			continue
+		}
+		if p.recs[i].Gen != MaxGen {
+			return invariant.Errorf("AP7", "record %d is free, off the free list, at generation %d (not retired)",
+				i, p.recs[i].Gen)
+		}
+		retired++
+	}
+	if retired != p.retired {
+		return invariant.Errorf("AP7", "%d records retired, count says %d", retired, p.retired)
+	}
+	if p.live+seen+p.retired+1 != len(p.recs) {
+		return invariant.Errorf("AP3", "live %d + free %d + retired %d + 1 != %d records",
+			p.live, seen, p.retired, len(p.recs))
+	}
+	if len(p.fwd) != len(p.rev) {
+		return invariant.Errorf("AP5", "%d forward entries, %d reverse", len(p.fwd), len(p.rev))
+	}
+	for o, j := range p.fwd {
+		if back, ok := p.rev[j]; !ok || back != o || int(j) >= len(p.recs) || p.recs[j].State == StateFree {
+			return invariant.Errorf("AP5", "moved record %v -> %d: reverse %v (%v), or the target is free",
+				o, j, back, ok)
+		}
+	}
+	for i := 1; i < len(p.recs); i++ {
+		if p.recs[i].State == StateFree {
+			continue
+		}
+		h := p.Handle(uint32(i))
+		if j, ok := p.Lookup(h); !ok || j != uint32(i) {
+			return invariant.Errorf("AP6", "record %d: its handle %v finds record %d (found %v)", i, h, j, ok)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,136 @@
+package pool
+
+// Handles never alias: each way a stale or foreign handle could name a live
+// record after a counter wraps is tested by setting the counter next to its
+// limit, instead of looping four billion times.
+
+import (
+	"math"
+	"testing"
+)
+
+// raiseOwnerCounter moves the process-wide owner counter up to at least v.
+// It never lowers it, so no test can make an ID repeat.
+func raiseOwnerCounter(v uint64) {
+	for {
+		cur := lastOwner.Load()
+		if cur >= v || lastOwner.CompareAndSwap(cur, v) {
+			return
+		}
+	}
+}
+
+// A record's generation is 32 bits. A record freed at the last generation is
+// retired: it never returns to the free list, so the handles it issued at
+// the last two generations stay rejected, and the next Alloc takes a new
+// record.
+func TestGenerationNeverWraps(t *testing.T) {
+	p := NewPool[string](0)
+	i := p.Alloc(10, "a", 1)
+	p.recs[i].Gen = MaxGen - 1 // as if freed 2^32-2 times
+	h1 := p.Handle(i)
+	p.Free(i) // generation MaxGen, back on the free list
+	if j := p.Alloc(20, "b", 1); j != i {
+		t.Fatalf("Alloc took record %d, want %d (the free list's head)", j, i)
+	}
+	h2 := p.Handle(i)
+	if Gen(h2) != MaxGen {
+		t.Fatalf("reused record has generation %d, want %d", Gen(h2), uint32(MaxGen))
+	}
+	if _, ok := p.Lookup(h1); ok {
+		t.Fatal("handle of the previous generation accepted")
+	}
+	p.Free(i) // the last generation is spent: retired
+	if p.Retired() != 1 {
+		t.Fatalf("Retired() = %d, want 1", p.Retired())
+	}
+	k := p.Alloc(30, "c", 1)
+	if k == i {
+		t.Fatalf("Alloc reused retired record %d", i)
+	}
+	for _, h := range []Handle{h1, h2} {
+		if _, ok := p.Lookup(h); ok {
+			t.Fatalf("stale handle %v accepted after retirement", h)
+		}
+	}
+	if j, ok := p.Lookup(p.Handle(k)); !ok || j != k || p.recs[j].Value != "c" {
+		t.Fatalf("new record's handle finds %d, %v", j, ok)
+	}
+	if err := p.Invariant(); err != nil {
+		t.Fatal(err)
+	}
+
+	// With a spent generation in the pool Shrink has no fresh generation
+	// for records appended later, so it must release nothing.
+	before := len(p.recs)
+	if p.Shrink(0, func(from, to uint32) { t.Fatalf("Shrink moved %d to %d", from, to) }) {
+		t.Fatal("Shrink reported a release with a generation at MaxGen")
+	}
+	if len(p.recs) != before {
+		t.Fatalf("Shrink changed the records: %d, want %d", len(p.recs), before)
+	}
+
+	// Reset takes a new owner: the spent record is usable again, and every
+	// old handle stays rejected.
+	p.Reset()
+	if p.Retired() != 0 {
+		t.Fatalf("Retired() = %d after Reset, want 0", p.Retired())
+	}
+	j := p.Alloc(40, "d", 1)
+	for _, h := range []Handle{h1, h2} {
+		if _, ok := p.Lookup(h); ok {
+			t.Fatalf("handle %v from before Reset accepted (record %d)", h, j)
+		}
+	}
+	if err := p.Invariant(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Owner IDs are 64 bits: pools created on both sides of 2^32, whose IDs agree
+// in their low 32 bits, do not accept each other's handles, and neither does
+// a pool reset there.
+func TestOwnerIDsDoNotWrapAt32Bits(t *testing.T) {
+	raiseOwnerCounter(1<<32 - 2)
+	a := NewPool[int](0)
+	a.Alloc(0, 1, 1)
+	ha := a.Handle(1)
+
+	raiseOwnerCounter(a.Owner() + 1<<32 - 1)
+	b := NewPool[int](0) // owner a.Owner() + 2^32
+	if b.Owner()-a.Owner() != 1<<32 {
+		t.Fatalf("owners %d and %d, want 2^32 apart", a.Owner(), b.Owner())
+	}
+	b.Alloc(0, 2, 1) // the same index and generation as ha
+	if Index(b.Handle(1)) != Index(ha) || Gen(b.Handle(1)) != Gen(ha) {
+		t.Fatalf("fixture: handles %v and %v differ in more than the owner", b.Handle(1), ha)
+	}
+	if _, ok := b.Lookup(ha); ok {
+		t.Fatalf("pool %d accepts handle %v of pool %d", b.Owner(), ha, a.Owner())
+	}
+	if _, ok := a.Lookup(b.Handle(1)); ok {
+		t.Fatalf("pool %d accepts handle %v of pool %d", a.Owner(), b.Handle(1), b.Owner())
+	}
+
+	// A Reset crossing the same boundary: the handle kept across it is
+	// rejected.
+	raiseOwnerCounter(a.Owner() + 2<<32 - 1)
+	a.Reset()
+	a.Alloc(0, 3, 1)
+	if _, ok := a.Lookup(ha); ok {
+		t.Fatalf("handle %v kept across Reset accepted by owner %d", ha, a.Owner())
+	}
+}
+
+// The counter panics rather than wrap to an ID in use.
+func TestOwnerIDExhaustionPanics(t *testing.T) {
+	saved := lastOwner.Load()
+	defer lastOwner.Store(saved)
+	lastOwner.Store(math.MaxUint64)
+	defer func() {
+		if recover() == nil {
+			t.Fatal("NewOwnerID wrapped to 0 without a panic")
+		}
+	}()
+	NewOwnerID()
+}
