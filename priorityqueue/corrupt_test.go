@@ -120,7 +120,7 @@ func TestCorruptPQ1(t *testing.T) {
 		f.q.levels[1].minKey = 5 // level 1's slots are 4 keys wide
 		invariant.Expect(t, f.q.Invariant(), "PQ1")
 	})
-	t.Run("max not min+diff", func(t *testing.T) {
+	t.Run("max not min+span", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.levels[2].maxKey--
 		invariant.Expect(t, f.q.Invariant(), "PQ1")
@@ -130,14 +130,14 @@ func TestCorruptPQ1(t *testing.T) {
 		f.q.levels[1].shift = 3
 		invariant.Expect(t, f.q.Invariant(), "PQ1")
 	})
-	t.Run("diff", func(t *testing.T) {
+	t.Run("span", func(t *testing.T) {
 		f := newFixture(t)
-		f.q.levels[0].diff = 4
+		f.q.levels[0].span = 4
 		invariant.Expect(t, f.q.Invariant(), "PQ1")
 	})
 	t.Run("slot count", func(t *testing.T) {
 		f := newFixture(t)
-		f.q.levels[1].v = f.q.levels[1].v[:3]
+		f.q.levels[1].slots = f.q.levels[1].slots[:3]
 		invariant.Expect(t, f.q.Invariant(), "PQ1")
 	})
 }
@@ -147,7 +147,7 @@ func TestCorruptPQ2(t *testing.T) {
 	// A level-1 range that is itself well formed (aligned, max = min + 15)
 	// but leaves a gap after level 0's [3, 6]: keys 7 and 8 would have no level.
 	lv := &f.q.levels[1]
-	lv.minKey, lv.maxKey = 8, 8+lv.diff
+	lv.minKey, lv.maxKey = 8, 8+lv.span
 	invariant.Expect(t, f.q.Invariant(), "PQ2")
 }
 
@@ -192,7 +192,7 @@ func TestCorruptPQ5(t *testing.T) {
 		f := newFixture(t)
 		lv := &f.q.levels[2]
 		s := lv.slot(70)
-		v := &lv.v[s]
+		v := &lv.slots[s]
 		v.back[f.rec("k70").Next] = uint32(f.q.pool.Len() + 5)
 		invariant.Expect(t, f.q.Invariant(), "PQ5")
 	})
@@ -206,7 +206,7 @@ func TestCorruptPQ6(t *testing.T) {
 	})
 	t.Run("slot count", func(t *testing.T) {
 		f := newFixture(t)
-		f.q.levels[2].cnt[f.q.levels[2].slot(30)]++
+		f.q.levels[2].slotLen[f.q.levels[2].slot(30)]++
 		invariant.Expect(t, f.q.Invariant(), "PQ6")
 	})
 	t.Run("due count", func(t *testing.T) {
@@ -224,12 +224,12 @@ func TestCorruptPQ6(t *testing.T) {
 func TestCorruptPQ7(t *testing.T) {
 	t.Run("bit set on an empty slot", func(t *testing.T) {
 		f := newFixture(t)
-		f.q.levels[1].occ.set(2) // slot 2 of level 1 (keys 8-11) is empty
+		f.q.levels[1].occupied.set(2) // slot 2 of level 1 (keys 8-11) is empty
 		invariant.Expect(t, f.q.Invariant(), "PQ7")
 	})
 	t.Run("bit clear on a full slot", func(t *testing.T) {
 		f := newFixture(t)
-		f.q.levels[2].occ.unset(f.q.levels[2].slot(70))
+		f.q.levels[2].occupied.unset(f.q.levels[2].slot(70))
 		invariant.Expect(t, f.q.Invariant(), "PQ7")
 	})
 	t.Run("bit set on a level never used", func(t *testing.T) {
@@ -238,10 +238,10 @@ func TestCorruptPQ7(t *testing.T) {
 		if _, err := q.Add(1, 1); err != nil {
 			t.Fatal(err)
 		}
-		if q.levels[1].v != nil {
+		if q.levels[1].slots != nil {
 			t.Fatal("level 1 has slots; the test needs an unused level")
 		}
-		q.levels[1].occ.set(3)
+		q.levels[1].occupied.set(3)
 		invariant.Expect(t, q.Invariant(), "PQ7")
 	})
 }
@@ -263,12 +263,12 @@ func TestCorruptPQ8(t *testing.T) {
 func TestCorruptPQ9(t *testing.T) {
 	t.Run("target below level 0", func(t *testing.T) {
 		f := newFixture(t)
-		f.q.target = 2 // level 0 starts at 3
+		f.q.minAllowed = 2 // level 0 starts at 3
 		invariant.Expect(t, f.q.Invariant(), "PQ9")
 	})
 	t.Run("target above level 0", func(t *testing.T) {
 		f := newFixture(t)
-		f.q.target = 4
+		f.q.minAllowed = 4
 		invariant.Expect(t, f.q.Invariant(), "PQ9")
 	})
 }
@@ -380,8 +380,8 @@ func TestCorruptPoolThroughQueue(t *testing.T) {
 func TestCorruptPQ13(t *testing.T) {
 	f := newFixture(t)
 	q := f.q
-	s := q.levels[1].slot(5) // holds key 5 alone
-	q.levels[1].smin[s] = 4  // a key no element of the slot has
+	s := q.levels[1].slot(5)      // holds key 5 alone
+	q.levels[1].slotMinKey[s] = 4 // a key no element of the slot has
 	invariant.Expect(t, q.Invariant(), "PQ13")
 }
 

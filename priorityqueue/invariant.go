@@ -12,8 +12,8 @@ import (
 // pool's AP1-AP6; docs/invariants.md states each). Cost: O(slots + capacity).
 //
 //	PQ1  level geometry: s_i = b_0+...+b_(i-1), 2^b_i slots, keysPerSlot = 2^s_i,
-//	     diff = 2^(b_i+s_i)-1 (MaxKey at 62 bits), min_i slot-aligned (or MaxKey),
-//	     max_i = min(min_i + diff, MaxKey)
+//	     span = 2^(b_i+s_i)-1 (MaxKey at 62 bits), min_i slot-aligned (or MaxKey),
+//	     max_i = min(min_i + span, MaxKey)
 //	PQ2  no gap: min_i = floor(max_(i-1)+1, 2^s_i) (MaxKey if max_(i-1) = MaxKey)
 //	PQ3  every element at level i has min_i <= key <= max_i, and its state says i
 //	PQ4  every element sits in the slot its key maps to
@@ -38,16 +38,16 @@ func (q *Queue[T]) Invariant() error {
 		lv := &q.levels[l]
 		nslots := int(lv.mask) + 1
 		wantMins := nslots
-		if l == 0 || lv.v == nil {
+		if l == 0 || lv.slots == nil {
 			wantMins = 0
 		}
-		if lv.v != nil && (len(lv.v) != nslots || len(lv.cnt) != nslots) || lv.v == nil && (lv.cnt != nil || lv.length != 0) ||
-			len(lv.smin) != wantMins {
+		if lv.slots != nil && (len(lv.slots) != nslots || len(lv.slotLen) != nslots) || lv.slots == nil && (lv.slotLen != nil || lv.length != 0) ||
+			len(lv.slotMinKey) != wantMins {
 			return invariant.Errorf("PQ1", "level %d: %d slots, %d counts, %d cached minima, mask %#x",
-				l, len(lv.v), len(lv.cnt), len(lv.smin), lv.mask)
+				l, len(lv.slots), len(lv.slotLen), len(lv.slotMinKey), lv.mask)
 		}
 		if lv.shift != bitsPerSlot || lv.keysPerSlot != int64(1)<<bitsPerSlot ||
-			nslots != 1<<lv.bits || len(lv.occ) != (nslots+63)/64 {
+			nslots != 1<<lv.bits || len(lv.occupied) != (nslots+63)/64 {
 			return invariant.Errorf("PQ1", "level %d: shift %d (want %d), keysPerSlot %d, %d slots for %d bits",
 				l, lv.shift, bitsPerSlot, lv.keysPerSlot, nslots, lv.bits)
 		}
@@ -55,14 +55,14 @@ func (q *Queue[T]) Invariant() error {
 		if lv.bits+lv.shift < 62 {
 			wantDiff = int64(1)<<(lv.bits+lv.shift) - 1
 		}
-		if lv.diff != wantDiff {
-			return invariant.Errorf("PQ1", "level %d: diff %d, want %d", l, lv.diff, wantDiff)
+		if lv.span != wantDiff {
+			return invariant.Errorf("PQ1", "level %d: span %d, want %d", l, lv.span, wantDiff)
 		}
 		if lv.minKey < 0 || lv.minKey != MaxKey && lv.minKey%lv.keysPerSlot != 0 {
 			return invariant.Errorf("PQ1", "level %d: min %d not a multiple of %d", l, lv.minKey, lv.keysPerSlot)
 		}
-		if lv.maxKey != addClamp(lv.minKey, lv.diff) {
-			return invariant.Errorf("PQ1", "level %d: max %d, want %d", l, lv.maxKey, addClamp(lv.minKey, lv.diff))
+		if lv.maxKey != addClamp(lv.minKey, lv.span) {
+			return invariant.Errorf("PQ1", "level %d: max %d, want %d", l, lv.maxKey, addClamp(lv.minKey, lv.span))
 		}
 		if l > 0 {
 			prev := &q.levels[l-1]
@@ -74,9 +74,9 @@ func (q *Queue[T]) Invariant() error {
 		bitsPerSlot += lv.bits
 	}
 
-	if q.levels[0].minKey < 0 || q.levels[0].minKey != q.target || q.target > MaxKey {
+	if q.levels[0].minKey < 0 || q.levels[0].minKey != q.minAllowed || q.minAllowed > MaxKey {
 		return invariant.Errorf("PQ9", "level 0 min %d, MinAllowedKey %d, want 0 <= min = MinAllowedKey <= %d",
-			q.levels[0].minKey, q.target, MaxKey)
+			q.levels[0].minKey, q.minAllowed, MaxKey)
 	}
 
 	total := 0
@@ -109,8 +109,8 @@ func (q *Queue[T]) Invariant() error {
 	for l := range q.levels {
 		lv := &q.levels[l]
 		count := 0
-		for s := range lv.v {
-			v := &lv.v[s]
+		for s := range lv.slots {
+			v := &lv.slots[s]
 			n := 0
 			slotMin := int64(math.MaxInt64)
 			for half, vec := range [][]uint32{v.front, v.back} {
@@ -137,20 +137,20 @@ func (q *Queue[T]) Invariant() error {
 					n++
 				}
 			}
-			if uint32(n) != lv.cnt[s] {
-				return invariant.Errorf("PQ6", "level %d slot %d count %d, holds %d", l, s, lv.cnt[s], n)
+			if uint32(n) != lv.slotLen[s] {
+				return invariant.Errorf("PQ6", "level %d slot %d count %d, holds %d", l, s, lv.slotLen[s], n)
 			}
-			if (n > 0) != lv.occ.has(s) {
-				return invariant.Errorf("PQ7", "level %d slot %d: %d elements, bit %v", l, s, n, lv.occ.has(s))
+			if (n > 0) != lv.occupied.has(s) {
+				return invariant.Errorf("PQ7", "level %d slot %d: %d elements, bit %v", l, s, n, lv.occupied.has(s))
 			}
-			if n > 0 && l > 0 && lv.smin[s] != minUnknown && lv.smin[s] != slotMin {
+			if n > 0 && l > 0 && lv.slotMinKey[s] != minUnknown && lv.slotMinKey[s] != slotMin {
 				return invariant.Errorf("PQ13", "level %d slot %d: cached minimum %d, smallest key %d",
-					l, s, lv.smin[s], slotMin)
+					l, s, lv.slotMinKey[s], slotMin)
 			}
 			count += n
 		}
-		if lv.v == nil && lv.occ.count() != 0 {
-			return invariant.Errorf("PQ7", "level %d has no slots in use but %d bits set", l, lv.occ.count())
+		if lv.slots == nil && lv.occupied.count() != 0 {
+			return invariant.Errorf("PQ7", "level %d has no slots in use but %d bits set", l, lv.occupied.count())
 		}
 		if count != lv.length {
 			return invariant.Errorf("PQ6", "level %d length %d, slots hold %d", l, lv.length, count)
@@ -173,9 +173,9 @@ func (q *Queue[T]) Invariant() error {
 		}
 		r := q.rec(i)
 		key := q.keyOf(r)
-		if !q.isDue(r, key) || key < prevKey || key > q.target {
+		if !q.isDue(r, key) || key < prevKey || key > q.minAllowed {
 			return invariant.Errorf("PQ10", "due record %d: state %d, key %d after key %d, MinAllowedKey %d",
-				i, r.State, key, prevKey, q.target)
+				i, r.State, key, prevKey, q.minAllowed)
 		}
 		prevKey = key
 		dueN++

@@ -66,19 +66,21 @@ var (
 	ErrInvalidAlarm = errors.New("priorityqueue: alarm is not in the queue")
 )
 
+// level is one level of the queue: 2^bits slots, each 2^shift keys wide,
+// covering the keys [minKey, maxKey].
 type level struct {
-	bits        uint     // b_i: this level has 1<<bits slots
-	shift       uint     // s_i: keys per slot is 1<<shift
-	mask        uint64   // 1<<bits - 1
-	diff        int64    // max - min for an unclamped range
+	bits        uint     // b_i: the level has 1<<bits slots
+	shift       uint     // s_i = b_0 + ... + b_(i-1): each slot is 1<<shift keys wide
+	mask        uint64   // 1<<bits - 1: a key's slot is (key >> shift) & mask
+	span        int64    // maxKey - minKey when the range is not clamped at MaxKey
 	minKey      int64    // first key the level covers; slot-aligned unless MaxKey
 	maxKey      int64    // last key the level covers
-	length      int      // elements linked at this level
-	v           []slot   // each slot's record indices (slots.go); nil until first used
-	cnt         []uint32 // number of records in each slot; nil with v
-	smin        []int64  // levels >= 1: each occupied slot's smallest key, or minUnknown; nil with v
-	occ         bitmap   // bit s set iff slot s holds an element
-	keysPerSlot int64
+	length      int      // elements held at this level
+	slots       []slot   // each slot's record indices, in order (slots.go); nil until first used
+	slotLen     []uint32 // the number of records in each slot; nil with slots
+	slotMinKey  []int64  // levels >= 1: each occupied slot's smallest key, or minUnknown; nil with slots
+	occupied    bitmap   // bit s is set iff slot s holds an element
+	keysPerSlot int64    // 1<<shift
 }
 
 func (lv *level) slot(key int64) int { return int((uint64(key) >> lv.shift) & lv.mask) }
@@ -107,11 +109,11 @@ func addClamp(a, d int64) int64 {
 // Queue is a timing-wheel priority queue of values of type T. Make one with New
 // or NewTimed.
 type Queue[T any] struct {
-	pool   *pool.Pool[T]
-	levels []level
-	shift  uint  // key = time >> shift
-	length int   // elements linked at a level or waiting in the due list
-	target int64 // MinAllowedKey; levels[0].minKey lags it only inside or after an interrupted increase
+	pool       *pool.Pool[T]
+	levels     []level
+	shift      uint  // key = time >> shift
+	length     int   // elements linked at a level or waiting in the due list
+	minAllowed int64 // MinAllowedKey(); levels[0].minKey lags it only inside or after an interrupted increase
 
 	minKey   int64 // when minValid: the smallest key of any element
 	minValid bool
@@ -194,13 +196,13 @@ func NewTimed[T any](lb levelbits.LevelBits, capacity int, shift uint) *Queue[T]
 		lv.mask = 1<<b - 1
 		lv.keysPerSlot = 1 << bitsPerSlot
 		if b+bitsPerSlot >= 62 {
-			lv.diff = MaxKey
+			lv.span = MaxKey
 		} else {
-			lv.diff = 1<<(b+bitsPerSlot) - 1
+			lv.span = 1<<(b+bitsPerSlot) - 1
 		}
 		lv.minKey = lv.alignDown(nextMin)
-		lv.maxKey = addClamp(lv.minKey, lv.diff)
-		lv.occ = newBitmap(1 << b)
+		lv.maxKey = addClamp(lv.minKey, lv.span)
+		lv.occupied = newBitmap(1 << b)
 		if lv.maxKey == MaxKey {
 			nextMin = MaxKey
 		} else {
@@ -219,7 +221,7 @@ func (q *Queue[T]) IsEmpty() bool { return q.length == 0 }
 
 // MinAllowedKey returns the smallest key Add accepts. It only grows, through
 // IncreaseMinAllowedKey. Cost: O(1).
-func (q *Queue[T]) MinAllowedKey() int64 { return q.target }
+func (q *Queue[T]) MinAllowedKey() int64 { return q.minAllowed }
 
 // MaxAllowedKey returns the largest key Add accepts: the top level's maximum,
 // at least MinAllowedKey + 2^B - 1 (B the sum of the level bits), capped at
@@ -285,8 +287,8 @@ func (q *Queue[T]) add(t, key int64, v T) alarm.Alarm {
 }
 
 func (q *Queue[T]) checkKey(key int64) error {
-	if key < q.target || key > q.MaxAllowedKey() {
-		return fmt.Errorf("%w: key %d, allowed [%d, %d]", ErrKeyOutOfRange, key, q.target, q.MaxAllowedKey())
+	if key < q.minAllowed || key > q.MaxAllowedKey() {
+		return fmt.Errorf("%w: key %d, allowed [%d, %d]", ErrKeyOutOfRange, key, q.minAllowed, q.MaxAllowedKey())
 	}
 	return nil
 }
@@ -295,9 +297,9 @@ func (q *Queue[T]) checkTime(t int64) error {
 	if t < 0 || t > MaxKey {
 		return fmt.Errorf("%w: time %d, allowed [0, %d]", ErrKeyOutOfRange, t, MaxKey)
 	}
-	if key := t >> q.shift; key < q.target || key > q.MaxAllowedKey() {
+	if key := t >> q.shift; key < q.minAllowed || key > q.MaxAllowedKey() {
 		return fmt.Errorf("%w: time %d has key %d, allowed [%d, %d]",
-			ErrKeyOutOfRange, t, key, q.target, q.MaxAllowedKey())
+			ErrKeyOutOfRange, t, key, q.minAllowed, q.MaxAllowedKey())
 	}
 	return nil
 }
@@ -346,7 +348,7 @@ func (q *Queue[T]) detach(i uint32) {
 // touching their records, so a record still marked as on level 0 whose key is
 // below MinAllowedKey is due; RemoveAtMinKey marks the records it moves.
 func (q *Queue[T]) isDue(r *pool.Record[T], key int64) bool {
-	return r.State == pool.StateDue || r.State == 1 && key < q.target
+	return r.State == pool.StateDue || r.State == 1 && key < q.minAllowed
 }
 
 // member returns the record index of a if a is in the queue (linked at a level
@@ -502,9 +504,9 @@ func (q *Queue[T]) computeMinKey() int64 {
 			continue
 		}
 		start := lv.slot(lv.minKey)
-		s := lv.occ.next(start)
+		s := lv.occupied.next(start)
 		if s < 0 {
-			s = lv.occ.next(0)
+			s = lv.occupied.next(0)
 		}
 		dist := int64((uint64(s) - uint64(start)) & lv.mask)
 		slotMin := lv.alignDown(lv.minKey) + dist<<lv.shift
@@ -527,7 +529,7 @@ func (q *Queue[T]) computeMinKey() int64 {
 // before the cascade reads them all again.
 func (q *Queue[T]) slotMin(l, s int) int64 {
 	lv := &q.levels[l]
-	if m := lv.smin[s]; m != minUnknown {
+	if m := lv.slotMinKey[s]; m != minUnknown {
 		return m
 	}
 	m := int64(math.MaxInt64)
@@ -535,7 +537,7 @@ func (q *Queue[T]) slotMin(l, s int) int64 {
 		m = min(m, q.keyOf(q.rec(i)))
 		return true
 	})
-	lv.smin[s] = m
+	lv.slotMinKey[s] = m
 	return m
 }
 
@@ -678,8 +680,8 @@ func (q *Queue[T]) DueLen() int { return q.dueLen }
 // key. It returns MinAllowedKey afterwards. Nothing is removed and no handler
 // runs: FireDue does that.
 func (q *Queue[T]) CollectTo(key int64, limit int) int64 {
-	if key > MaxKey || key <= q.target {
-		return q.target
+	if key > MaxKey || key <= q.minAllowed {
+		return q.minAllowed
 	}
 	lv0 := &q.levels[0]
 	n := 0
@@ -699,7 +701,7 @@ func (q *Queue[T]) CollectTo(key int64, limit int) int64 {
 		n += q.take(lv0.slot(k))
 		q.minValid = false
 	}
-	q.target = key
+	q.minAllowed = key
 	if lv0.minKey < key {
 		q.setMin(key)
 	}
@@ -788,7 +790,7 @@ func (q *Queue[T]) endFiring(depth int, epoch uint64) {
 func (q *Queue[T]) setMin(newMin int64) {
 	lv0 := &q.levels[0]
 	lv0.minKey = newMin
-	lv0.maxKey = addClamp(newMin, lv0.diff)
+	lv0.maxKey = addClamp(newMin, lv0.span)
 	prevMax := lv0.maxKey
 	for l := 1; l < len(q.levels); l++ {
 		lv := &q.levels[l]
@@ -798,7 +800,7 @@ func (q *Queue[T]) setMin(newMin int64) {
 		}
 		old := lv.minKey
 		lv.minKey = want
-		lv.maxKey = addClamp(want, lv.diff)
+		lv.maxKey = addClamp(want, lv.span)
 		if lv.length > 0 {
 			q.cascade(l, old, want)
 		}
@@ -828,11 +830,11 @@ func (q *Queue[T]) cascade(l int, from, to int64) {
 
 func (q *Queue[T]) cascadeRange(l, start, end int) {
 	lv := &q.levels[l]
-	for s := lv.occ.next(start); s >= 0 && s < end; s = lv.occ.next(s + 1) {
+	for s := lv.occupied.next(start); s >= 0 && s < end; s = lv.occupied.next(s + 1) {
 		// Walk the slot in reverse order and put each element ahead of its
 		// new slot: the new slot gets this slot's order, ahead of the newer
 		// elements already there.
-		v := &lv.v[s]
+		v := &lv.slots[s]
 		q.moveAll(l, v.back, true)
 		q.moveAll(l, v.front, false)
 		q.empty(l, s)
@@ -915,7 +917,7 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) {
 	// Below MaxKey every element with key MinAllowedKey is on level 0; at
 	// MaxKey older ones may stay on higher levels, whose slots holding MaxKey
 	// never pass. Older elements sit higher, so take from the top down.
-	k := q.target
+	k := q.minAllowed
 	for l := len(q.levels) - 1; l >= 0; l-- {
 		lv := &q.levels[l]
 		if lv.length == 0 || k < lv.minKey || k > lv.maxKey || l > 0 && mutant.Is(mutant.FirePastLevel0) {
@@ -958,7 +960,7 @@ func (q *Queue[T]) All() iter.Seq[alarm.Alarm] {
 			if lv.length == 0 {
 				continue
 			}
-			for s := lv.occ.next(0); s >= 0; s = lv.occ.next(s + 1) {
+			for s := lv.occupied.next(0); s >= 0; s = lv.occupied.next(s + 1) {
 				ok := true
 				q.each(l, s, func(i uint32) bool { ok = yield(q.pool.Handle(i)); return ok })
 				if !ok {
@@ -995,7 +997,7 @@ func (q *Queue[T]) Shrink() {
 			return
 		}
 		l := int(r.State) - 1
-		v := &q.levels[l].v[q.levels[l].slot(q.keyOf(r))]
+		v := &q.levels[l].slots[q.levels[l].slot(q.keyOf(r))]
 		if p := r.Next; p&frontBit != 0 {
 			v.front[p&^frontBit] = to
 		} else {
@@ -1007,17 +1009,17 @@ func (q *Queue[T]) Shrink() {
 	for l := range q.levels {
 		lv := &q.levels[l]
 		if lv.length == 0 {
-			lv.v, lv.cnt, lv.smin = nil, nil, nil
+			lv.slots, lv.slotLen, lv.slotMinKey = nil, nil, nil
 			continue
 		}
-		for s := range lv.v {
-			if lv.cnt[s] == 0 {
-				lv.v[s] = slot{}
+		for s := range lv.slots {
+			if lv.slotLen[s] == 0 {
+				lv.slots[s] = slot{}
 				continue
 			}
 			q.compact(l, s)
-			lv.v[s].back = slices.Clip(lv.v[s].back)
-			lv.v[s].front = nil
+			lv.slots[s].back = slices.Clip(lv.slots[s].back)
+			lv.slots[s].front = nil
 		}
 	}
 	q.dueBuf = slices.Clip(q.dueBuf)
@@ -1034,9 +1036,9 @@ func (q *Queue[T]) BytesHeld() int {
 	n := (q.pool.Cap() + 1) * int(unsafe.Sizeof(pool.Record[T]{}))
 	for l := range q.levels {
 		lv := &q.levels[l]
-		n += len(lv.occ)*8 + len(lv.cnt)*4 + len(lv.smin)*8
-		for s := range lv.v {
-			n += int(unsafe.Sizeof(slot{})) + (cap(lv.v[s].front)+cap(lv.v[s].back))*4
+		n += len(lv.occupied)*8 + len(lv.slotLen)*4 + len(lv.slotMinKey)*8
+		for s := range lv.slots {
+			n += int(unsafe.Sizeof(slot{})) + (cap(lv.slots[s].front)+cap(lv.slots[s].back))*4
 		}
 	}
 	n += (cap(q.firing) + cap(q.dueBuf) + cap(q.scratch)) * 4
@@ -1050,13 +1052,13 @@ func (q *Queue[T]) Clear() {
 	q.pool.Reset()
 	for l := range q.levels {
 		lv := &q.levels[l]
-		clear(lv.cnt)
-		for s := range lv.v {
-			clear(lv.v[s].front) // the indices are dead; keep the capacity
-			clear(lv.v[s].back)
-			lv.v[s].front, lv.v[s].back = lv.v[s].front[:0], lv.v[s].back[:0]
+		clear(lv.slotLen)
+		for s := range lv.slots {
+			clear(lv.slots[s].front) // the indices are dead; keep the capacity
+			clear(lv.slots[s].back)
+			lv.slots[s].front, lv.slots[s].back = lv.slots[s].front[:0], lv.slots[s].back[:0]
 		}
-		lv.occ.reset()
+		lv.occupied.reset()
 		lv.length = 0
 	}
 	q.counts.Cleared += uint64(q.length)

@@ -28,7 +28,7 @@ type slot struct {
 	back  []uint32 // added, or cascaded into an empty slot; in order from the start
 }
 
-// minUnknown marks a slot whose smallest key is not cached (level.smin).
+// minUnknown marks a slot whose smallest key is not cached (level.slotMinKey).
 const minUnknown = -1
 
 // put puts record i, whose key is key, in slot s of level l: at the back, or
@@ -36,19 +36,19 @@ const minUnknown = -1
 // first use.
 func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 	lv := &q.levels[l]
-	if lv.v == nil {
+	if lv.slots == nil {
 		q.allocLevel(l)
 	}
 	if l > 0 {
 		// The slot's cached minimum: the key itself in an empty slot, else
 		// the smaller of the two, unless it is unknown.
-		if m := lv.smin[s]; lv.cnt[s] == 0 || m != minUnknown && key < m {
-			lv.smin[s] = key
+		if m := lv.slotMinKey[s]; lv.slotLen[s] == 0 || m != minUnknown && key < m {
+			lv.slotMinKey[s] = key
 		}
 	}
-	v := &lv.v[s]
+	v := &lv.slots[s]
 	n := len(v.front) + len(v.back)
-	if n >= 32 && n > 2*int(lv.cnt[s]) {
+	if n >= 32 && n > 2*int(lv.slotLen[s]) {
 		q.compact(l, s)
 	}
 	r := q.rec(i)
@@ -70,8 +70,8 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 		v.back = append(v.back, i)
 	}
 	r.State = uint8(l + 1)
-	lv.cnt[s]++
-	lv.occ.set(s)
+	lv.slotLen[s]++
+	lv.occupied.set(s)
 	lv.length++
 }
 
@@ -88,38 +88,38 @@ const slotStart = 4
 func (q *Queue[T]) allocLevel(l int) {
 	lv := &q.levels[l]
 	n := int(lv.mask) + 1
-	lv.v = make([]slot, n)
-	lv.cnt = make([]uint32, n)
+	lv.slots = make([]slot, n)
+	lv.slotLen = make([]uint32, n)
 	if l > 0 {
-		lv.smin = make([]int64, n)
+		lv.slotMinKey = make([]int64, n)
 	}
 	arena := make([]uint32, n*slotStart)
-	for s := range lv.v {
-		lv.v[s].back = arena[s*slotStart : s*slotStart : (s+1)*slotStart]
+	for s := range lv.slots {
+		lv.slots[s].back = arena[s*slotStart : s*slotStart : (s+1)*slotStart]
 	}
 }
 
 // del takes record i out of slot s of level l, leaving a tombstone.
 func (q *Queue[T]) del(l, s int, i uint32) {
 	lv := &q.levels[l]
-	v := &lv.v[s]
+	v := &lv.slots[s]
 	r := q.rec(i)
 	if p := r.Next; p&frontBit != 0 {
 		v.front[p&^frontBit] = 0
 	} else {
 		v.back[p] = 0
 	}
-	if l > 0 && lv.smin[s] == q.keyOf(r) && !mutant.Is(mutant.SlotMinKept) {
-		lv.smin[s] = minUnknown // the minimum may have left; the next query walks the slot
+	if l > 0 && lv.slotMinKey[s] == q.keyOf(r) && !mutant.Is(mutant.SlotMinKept) {
+		lv.slotMinKey[s] = minUnknown // the minimum may have left; the next query walks the slot
 	}
-	lv.cnt[s]--
+	lv.slotLen[s]--
 	if !mutant.Is(mutant.LengthNotCounted) {
 		lv.length--
 	}
-	if lv.cnt[s] == 0 {
+	if lv.slotLen[s] == 0 {
 		v.front, v.back = v.front[:0], v.back[:0]
 		if !mutant.Is(mutant.BitmapNotCleared) {
-			lv.occ.unset(s)
+			lv.occupied.unset(s)
 		}
 	}
 }
@@ -128,10 +128,10 @@ func (q *Queue[T]) del(l, s int, i uint32) {
 // false. f must not change the slot.
 func (q *Queue[T]) each(l, s int, f func(i uint32) bool) {
 	lv := &q.levels[l]
-	if lv.v == nil {
+	if lv.slots == nil {
 		return
 	}
-	v := &lv.v[s]
+	v := &lv.slots[s]
 	for j := len(v.front) - 1; j >= 0; j-- {
 		if i := v.front[j]; i != 0 && !f(i) {
 			return
@@ -147,7 +147,7 @@ func (q *Queue[T]) each(l, s int, f func(i uint32) bool) {
 // compact rewrites slot s of level l without tombstones, all in back, in
 // order, and records the new positions.
 func (q *Queue[T]) compact(l, s int) {
-	v := &q.levels[l].v[s]
+	v := &q.levels[l].slots[s]
 	tmp := q.scratch[:0]
 	q.each(l, s, func(i uint32) bool { tmp = append(tmp, i); return true })
 	v.front = v.front[:0]
@@ -161,11 +161,11 @@ func (q *Queue[T]) compact(l, s int) {
 // empty resets slot s of level l, whose elements have all been moved away.
 func (q *Queue[T]) empty(l, s int) {
 	lv := &q.levels[l]
-	v := &lv.v[s]
+	v := &lv.slots[s]
 	v.front, v.back = v.front[:0], v.back[:0]
-	lv.length -= int(lv.cnt[s])
-	lv.cnt[s] = 0
-	lv.occ.unset(s)
+	lv.length -= int(lv.slotLen[s])
+	lv.slotLen[s] = 0
+	lv.occupied.unset(s)
 }
 
 // take appends the records of level-0 slot s, in order, to the due buffer and
@@ -173,7 +173,7 @@ func (q *Queue[T]) empty(l, s int) {
 // and their keys, below MinAllowedKey once CollectTo ends, say they are due
 // (isDue). It returns how many it moved.
 func (q *Queue[T]) take(s int) int {
-	v := &q.levels[0].v[s]
+	v := &q.levels[0].slots[s]
 	for j := len(v.front) - 1; j >= 0; j-- {
 		if i := v.front[j]; i != 0 {
 			q.dueBuf = append(q.dueBuf, i)
@@ -184,7 +184,7 @@ func (q *Queue[T]) take(s int) int {
 			q.dueBuf = append(q.dueBuf, i)
 		}
 	}
-	c := int(q.levels[0].cnt[s])
+	c := int(q.levels[0].slotLen[s])
 	q.empty(0, s)
 	q.dueLen += c
 	return c
