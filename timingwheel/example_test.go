@@ -4,28 +4,26 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gotimingwheel/timingwheel/alarm"
-	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
 
 // Add alarms, cancel one, and advance the clock: the alarms before the new
-// time fire, in time order, on the caller's goroutine.
+// time fire, in time order, on the caller's goroutine. The README's first
+// program is this example (TestReadmeProgram keeps the two equal).
 func Example() {
-	cfg, _ := config.New(config.AboutOneMillisecond) // intervals of 2^20 ns
 	start := time.Unix(1_700_000_000, 0)
-	w, _ := timingwheel.NewWithConfig[string](cfg, start)
+	// Precision 1ms, rounded down to a power of two: 2^19 ns = 524.288µs.
+	w, err := timingwheel.New[string](start, time.Millisecond)
+	if err != nil {
+		panic(err)
+	}
 	w.Add(start.Add(30*time.Millisecond), "retry")
-	a, _ := w.Add(start.Add(10*time.Millisecond), "timeout")
+	timeout, _ := w.Add(start.Add(10*time.Millisecond), "timeout")
 	w.Add(start.Add(20*time.Millisecond), "flush")
 	w.Add(start.Add(5*time.Millisecond), "ping")
-	w.Remove(a) // cancelled: O(1)
-	w.AdvanceClock(start.Add(25*time.Millisecond), func(ev timingwheel.Fired[string]) {
-		a := ev.Alarm
-
-		v, _ := w.AlarmValue(a)
-		at, _ := w.AlarmAt(a)
-		fmt.Println("fired", v, "due at +", at.Sub(start))
+	w.Remove(timeout) // cancelled: O(1)
+	w.AdvanceClock(start.Add(25*time.Millisecond), func(f timingwheel.Fired[string]) {
+		fmt.Println("fired", f.Value, "due at +", f.At.Sub(start))
 	})
 	fmt.Println("left:", w.Len())
 	// Output:
@@ -38,8 +36,7 @@ func Example() {
 // at least limit alarms, after finishing the interval it is in, and the next
 // call with the same target continues where it stopped.
 func ExampleWheel_AdvanceClockLimit() {
-	cfg, _ := config.New(config.AboutOneMillisecond)
-	w, _ := timingwheel.NewWithConfig[string](cfg, time.Unix(0, 0))
+	w, _ := timingwheel.New[string](time.Unix(0, 0), time.Millisecond)
 	for n := int64(1); n <= 4; n++ { // three alarms in each of intervals 1..4
 		for j := 0; j < 3; j++ {
 			w.AddAtIntervalNum(n, fmt.Sprintf("%d.%d", n, j))
@@ -48,11 +45,8 @@ func ExampleWheel_AdvanceClockLimit() {
 	to, _ := w.IntervalNumStart(10)
 	for {
 		var fired []string
-		n, done, err := w.AdvanceClockLimit(to, 4, func(ev timingwheel.Fired[string]) {
-			a := ev.Alarm
-
-			v, _ := w.AlarmValue(a)
-			fired = append(fired, v)
+		n, done, err := w.AdvanceClockLimit(to, 4, func(f timingwheel.Fired[string]) {
+			fired = append(fired, f.Value)
 		})
 		if err != nil {
 			panic(err)
@@ -70,10 +64,9 @@ func ExampleWheel_AdvanceClockLimit() {
 // After a burst, Shrink gives back the memory of the records the burst used,
 // and every live handle keeps working.
 func ExampleWheel_Shrink() {
-	cfg, _ := config.New(config.AboutOneMicrosecond)
 	start := time.Unix(0, 0)
-	w, _ := timingwheel.NewWithConfig[int](cfg, start)
-	var hs []alarm.Alarm
+	w, _ := timingwheel.New[int](start, time.Microsecond)
+	var hs []timingwheel.Alarm
 	for i := 0; i < 3000; i++ {
 		a, _ := w.Add(start.Add(time.Duration(i)*time.Microsecond), i)
 		hs = append(hs, a)

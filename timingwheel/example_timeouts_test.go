@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gotimingwheel/timingwheel/alarm"
-	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
 
@@ -17,21 +15,17 @@ import (
 type idleTimeouts struct {
 	w     *timingwheel.Wheel[int] // alarm value: the connection id
 	idle  time.Duration
-	conns map[int]alarm.Alarm
+	conns map[int]timingwheel.Alarm
 }
 
 func newIdleTimeouts(start time.Time, idle time.Duration) *idleTimeouts {
 	// Millisecond precision is plenty for timeouts of seconds: an expiry
 	// fires at most about 1ms after its deadline, at the first tick past it.
-	cfg, err := config.New(config.AboutOneMillisecond)
+	w, err := timingwheel.New[int](start, time.Millisecond)
 	if err != nil {
 		panic(err)
 	}
-	w, err := timingwheel.NewWithConfig[int](cfg, start)
-	if err != nil {
-		panic(err)
-	}
-	return &idleTimeouts{w: w, idle: idle, conns: map[int]alarm.Alarm{}}
+	return &idleTimeouts{w: w, idle: idle, conns: map[int]timingwheel.Alarm{}}
 }
 
 func (m *idleTimeouts) open(id int) {
@@ -60,12 +54,9 @@ func (m *idleTimeouts) close(id int) {
 // deadline order.
 func (m *idleTimeouts) tick(now time.Time) []int {
 	var expired []int
-	err := m.w.AdvanceClock(now, func(ev timingwheel.Fired[int]) {
-		a := ev.Alarm
-
-		id, _ := m.w.AlarmValue(a)
-		expired = append(expired, id)
-		delete(m.conns, id)
+	err := m.w.AdvanceClock(now, func(f timingwheel.Fired[int]) {
+		expired = append(expired, f.Value)
+		delete(m.conns, f.Value)
 	})
 	if err != nil {
 		panic(err)
