@@ -20,13 +20,9 @@ func ExampleQueue_IncreaseMinAllowedKey() {
 	q.Add(40, "far")
 	q.Change(a, 3) // a goes after b now
 
-	handler := func(ev priorityqueue.Element[string]) {
-		h := ev.Alarm
-
-		k, _ := q.Key(h)
-		v, _ := q.Value(h)
-		fmt.Printf("removed %s (key %d)\n", v, k)
-		if v == "c" {
+	handler := func(e priorityqueue.Element[string]) {
+		fmt.Printf("removed %s (key %d)\n", e.Value, e.Key)
+		if e.Value == "c" {
 			q.Add(q.MinAllowedKey(), "added by the handler")
 		}
 	}

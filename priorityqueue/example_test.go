@@ -56,11 +56,8 @@ func (s *scheduler) cancel(name string) {
 // advance moves the clock to tick, running every job due before it: in tick
 // order and, within a tick, in the order they were scheduled.
 func (s *scheduler) advance(tick int64) {
-	err := s.q.IncreaseMinAllowedKey(tick, func(ev priorityqueue.Element[job]) {
-		a := ev.Alarm
-
-		j, _ := s.q.Value(a)
-		fmt.Printf("tick %3d: %s\n", j.tick, j.name)
+	err := s.q.IncreaseMinAllowedKey(tick, func(e priorityqueue.Element[job]) {
+		fmt.Printf("tick %3d: %s\n", e.Key, e.Value.name)
 	})
 	if err != nil {
 		fmt.Println(err)
