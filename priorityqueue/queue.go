@@ -32,6 +32,21 @@
 // elements removed or moved); it never visits an empty slot. MinKey is O(1)
 // when cached and otherwise O(levels + the elements of one slot per level).
 //
+// # Removal handlers
+//
+// IncreaseMinAllowedKey, RemoveAtMinKey and FireDue hand each element they
+// remove to a handler, as an Element. A handler may call any method of the
+// queue. Inside it, the element being removed is no longer a member (Mem is
+// false) but Key, Time and Value still answer for it. What a call removes is
+// fixed before its first handler runs: an element a handler removes or
+// changes before its turn is not removed by this call, and elements it adds
+// are not removed by this call (MinAllowedKey has already moved). If a
+// handler panics, the panic propagates, the queue stays valid, and the
+// elements not yet removed stay in it, below MinAllowedKey: the next
+// removing call (any key) removes them first. A removing call made from a
+// handler first removes, with its own handler, what the enclosing calls
+// have not removed yet (they share one list of due elements), then its own.
+//
 // A Queue is not safe for concurrent use.
 package priorityqueue
 
@@ -639,16 +654,8 @@ func (q *Queue[T]) keyTimes(k int64, due bool) (lo, hi int64) {
 // name no time: raising MinAllowedKey past MaxAllowedKey is allowed, and
 // leaves a queue that accepts no Add (a timing wheel never does it).
 //
-// removed may call any method of the queue. Inside it, the element being
-// removed is no longer a member but Key, Time and Value still answer for it;
-// MinAllowedKey already returns key, so elements it adds are not removed by
-// this call; an element it removes or changes before its turn is not removed
-// by this call. Called from a removal handler, it first removes, with its
-// own removed, the elements the enclosing calls have not removed yet (they
-// share the due list). If removed panics, the panic propagates, the queue stays
-// valid, and the elements not yet removed stay in it, below MinAllowedKey:
-// the next IncreaseMinAllowedKey (any key) or RemoveAtMinKey removes them
-// first.
+// What removed may do, and what happens when it panics: see Removal handlers
+// in the package doc.
 //
 // Cost: O(levels + occupied slots passed + elements removed or moved down).
 func (q *Queue[T]) IncreaseMinAllowedKey(key int64, removed func(Element[T])) error {
@@ -710,9 +717,7 @@ func (q *Queue[T]) CollectTo(key int64, limit int) int64 {
 
 // FireDue removes the due list's elements in order, calling removed (if not
 // nil) for each, and returns how many this call removed. It is the second
-// half of IncreaseMinAllowedKey; removed may call any method (see there).
-// Called from a removal handler, it removes the elements the enclosing calls
-// have not removed yet: they share the due list.
+// half of IncreaseMinAllowedKey (see Removal handlers in the package doc).
 func (q *Queue[T]) FireDue(removed func(Element[T])) int {
 	if q.dueLen == 0 {
 		q.dueBuf, q.duePos = q.dueBuf[:0], 0
@@ -910,9 +915,8 @@ func (q *Queue[T]) moveDown(l int, i uint32) {
 // FirePastAlarms. The elements it removes are fixed before any handler runs:
 // first those a panicking handler left due (they come first in key order),
 // then the chosen ones, oldest first. So elements that removed adds are never
-// removed by this call, whatever the queue held when it was called. removed
-// may call any method, as in IncreaseMinAllowedKey; called from a removal
-// handler, it first removes what the enclosing calls left due.
+// removed by this call, whatever the queue held when it was called (see
+// Removal handlers in the package doc).
 func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) {
 	// Below MaxKey every element with key MinAllowedKey is on level 0; at
 	// MaxKey older ones may stay on higher levels, whose slots holding MaxKey

@@ -1,47 +1,61 @@
 // Package timingwheel is a hierarchical timing wheel: a clock plus a set of
 // alarms, each with a time and a value. It is the port of Jane Street's OCaml
 // Timing_wheel. Nothing happens asynchronously: alarms fire only inside the
-// calls that advance the clock (AdvanceClock, FirePastAlarms,
-// AdvanceClockStopAtNextAlarm), on the caller's goroutine.
+// firing calls (AdvanceClock, AdvanceClockLimit, FirePastAlarms,
+// AdvanceClockStopAtNextAlarm), on the caller's goroutine, each handed to the
+// caller's handler as a Fired value.
+//
+//	w, _ := timingwheel.New[string](start, time.Millisecond)
+//	w.Add(start.Add(time.Second), "retry")
+//	w.AdvanceClock(start.Add(2*time.Second), func(f timingwheel.Fired[string]) {
+//		fmt.Println(f.Value, f.At)
+//	})
 //
 // Time from the Unix epoch is cut into half-open intervals of the alarm
 // precision, 2^A ns. An alarm's key is its interval number, at >> A. Adding,
-// removing and rescheduling an alarm cost O(1); advancing the clock costs
-// O(levels + alarms fired + alarms moved down a level), however far it goes.
+// removing and rescheduling an alarm cost O(levels) at most (O(1) to
+// remove); advancing the clock costs O(levels + alarms fired + alarms moved
+// down a level), however far it goes.
 //
 // # Guarantees
 //
-//   - Never early: an alarm fires only once now > at (AdvanceClock), or
-//     now >= at (FirePastAlarms, AdvanceClockStopAtNextAlarm).
+// These are the rules every method's doc refers to; docs/invariants.md
+// states them as formulas.
+//
+//   - Never early: AdvanceClock(to) fires only alarms with
+//     at < IntervalStart(to), so at < Now(); FirePastAlarms and
+//     AdvanceClockStopAtNextAlarm only alarms with at <= Now().
 //   - Bounded lateness: after every call, every alarm in the wheel has
-//     IntervalStart(at) >= IntervalStart(now), so AdvanceClock(t) fires an
-//     alarm at the latest when t reaches the interval after the alarm's.
+//     IntervalStart(at) >= IntervalStart(Now()), so an alarm is late by less
+//     than one precision: AdvanceClock(t) fires it at the latest when t
+//     reaches the interval after the alarm's.
 //   - Nothing lost, nothing twice: every alarm added is, exactly once, fired,
-//     removed or cleared.
+//     removed or cleared, even when a handler panics.
 //   - Total order: alarms fire in ascending interval and, within an interval,
 //     in the order they were added or rescheduled, however large the advance.
 //
 // # Handlers
 //
-// A handler runs with Now() already at the target time. It may call any
-// method: read the alarm being fired (AlarmAt, AlarmValue and
-// AlarmIntervalNum answer for it, though Mem is false), and add, remove or
-// reschedule others. An alarm it removes or reschedules before its turn does
-// not fire in this call; an alarm it adds lands at or after the current
-// interval and fires in a later call. If a handler panics, the panic reaches
-// the caller and the wheel stays valid: the due alarms not yet fired stay in
-// the wheel, overdue, and fire first on the next AdvanceClock (with any time),
-// AdvanceClockStopAtNextAlarm or FirePastAlarms.
+// A handler runs with Now() already at the call's target time. It may call
+// any method of the wheel. Inside it, the firing alarm is no longer a member
+// (Mem is false) but AlarmAt, AlarmValue and AlarmIntervalNum still answer
+// for it. What a firing call fires is fixed before its first handler runs:
+// an alarm a handler removes or reschedules before its turn does not fire in
+// this call, and an alarm a handler adds (at or after the current interval)
+// fires in a later call.
 //
-// A firing call made from inside a handler (AdvanceClock, AdvanceClockLimit,
-// FirePastAlarms, AdvanceClockStopAtNextAlarm) shares the due alarms of the
-// calls around it: it first fires, with its own handler, the ones they have
-// not fired yet, in order (they count in its result and are not held back by
-// its limit), then its own. Every alarm still fires once and in order, but
-// the enclosing calls' handlers do not see those. If such a nested call
-// panics and an enclosing handler recovers, the enclosing call goes on with
-// what is left, which may include alarms its own handler added, if the
-// nested call had already taken them as due.
+// If a handler panics, the panic reaches the caller and the wheel stays
+// valid: the due alarms not yet fired stay in the wheel, overdue, and fire
+// first, in order, at the next firing call (whatever its time or limit).
+//
+// A firing call made from inside a handler first fires, with its own
+// handler, the due alarms the enclosing calls have not fired yet (they count
+// in its result and its limit does not hold them back), then its own. Every
+// alarm still fires once and in order, but the enclosing calls' handlers do
+// not see those. If such a nested call panics and an enclosing handler
+// recovers, the enclosing call goes on with what is left, which may include
+// alarms its own handler added, if the nested call had already taken them as
+// due.
 //
 // A Wheel is not safe for concurrent use.
 package timingwheel
@@ -483,11 +497,11 @@ func (w *Wheel[T]) AlarmIntervalNum(a Alarm) (int64, error) { return w.q.Key(a) 
 func (w *Wheel[T]) AlarmValue(a Alarm) (T, error) { return w.q.Value(a) }
 
 // AdvanceClock moves the clock to to and fires, in order, every alarm with
-// at < IntervalStart(to), calling fired (if not nil) for each. If to <= Now()
-// the clock stays and nothing fires, except the overdue alarms a panicking
-// handler left behind (and, called from a handler, the alarms the enclosing
-// calls have not fired yet: see Handlers in the package doc). Error: ErrTimeOutOfRange when to is before the epoch or
-// after MaxTime. Cost: O(levels + alarms fired + alarms moved down a level).
+// at < IntervalStart(to), calling fired (if not nil) for each; the package
+// doc's Handlers section says what fired may do and what fires first after
+// a panic. If to <= Now() the clock stays. Error: ErrTimeOutOfRange when to
+// is before the epoch or after MaxTime. Cost: O(levels + alarms fired +
+// alarms moved down a level).
 func (w *Wheel[T]) AdvanceClock(to time.Time, fired func(Fired[T])) error {
 	ns, err := toNanos(to)
 	if err != nil {
@@ -508,9 +522,8 @@ func (w *Wheel[T]) AdvanceClock(to time.Time, fired func(Fired[T])) error {
 // latency budget. It fires due alarms interval by interval, in the same order
 // as AdvanceClock, and stops once it has fired at least limit of them: it
 // always finishes the interval it is in, so it may exceed limit by the rest
-// of that interval (plus any overdue alarms a panicking handler left, which
-// fire first, and, called from a handler, the alarms the enclosing calls
-// have not fired yet). When it stops early, Now() stands at the start of the first
+// of that interval (and by the alarms that fire first, see Handlers in the
+// package doc). When it stops early, Now() stands at the start of the first
 // interval that still holds due alarms, so every invariant holds; calling it
 // again with the same to continues where it left off. It returns how many
 // alarms it fired and done = true when no alarm before IntervalStart(to)
@@ -546,11 +559,8 @@ func (w *Wheel[T]) AdvanceClockLimit(to time.Time, limit int, fired func(Fired[T
 }
 
 // FirePastAlarms fires, in order, the alarms of the current interval with
-// at <= Now(), after any overdue alarms a panicking handler left behind (and,
-// called from a handler, the alarms the enclosing calls have not fired yet). What
-// it fires is fixed before the first handler runs: alarms that its handlers
-// add are not fired by this call, and alarms they remove or reschedule
-// before their turn do not fire.
+// at <= Now() (after the alarms that fire first, see Handlers in the package
+// doc). The clock does not move.
 func (w *Wheel[T]) FirePastAlarms(fired func(Fired[T])) {
 	w.q.RemoveAtMinKey(w.now, adapt(fired))
 	if checked.On {
@@ -567,10 +577,8 @@ func (w *Wheel[T]) FirePastAlarms(fired func(Fired[T])) {
 //	}
 //
 // fires every alarm in time order, one instant per call, each with Now() equal
-// to its time. Overdue alarms a panicking handler left behind fire first and
-// do not hold the clock back. As with FirePastAlarms, what the call fires is
-// fixed before the first handler runs: alarms its handlers add fire in a
-// later call. The original's advance_clock_stop_at_next_alarm only parks the
+// to its time. The alarms that fire first (see Handlers in the package doc)
+// do not hold the clock back. The original's advance_clock_stop_at_next_alarm only parks the
 // clock at the next alarm and fires nothing; see docs/design.md. Error:
 // ErrTimeOutOfRange for to out of range.
 func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T])) error {
