@@ -162,9 +162,6 @@ func TestKeyOutOfRange(t *testing.T) {
 		if err := q.Change(hs[2], k); !errors.Is(err, priorityqueue.ErrKeyOutOfRange) {
 			t.Errorf("Change(%d) outside [%d, %d]: %v", k, lo, hi, err)
 		}
-		if _, err := q.AddTime(k, 0); !errors.Is(err, priorityqueue.ErrKeyOutOfRange) {
-			t.Errorf("AddTime(%d): %v", k, err)
-		}
 		if d := before.diff(snap(q)); d != "" {
 			t.Errorf("key %d: a failed call changed the queue:\n%s", k, d)
 		}
@@ -264,18 +261,12 @@ func TestInvalidAlarm(t *testing.T) {
 			if err := q.Change(a, q.MinAllowedKey()); !errors.Is(err, priorityqueue.ErrInvalidAlarm) {
 				t.Errorf("Change: %v", err)
 			}
-			if err := q.ChangeTime(a, q.MinAllowedKey()); !errors.Is(err, priorityqueue.ErrInvalidAlarm) {
-				t.Errorf("ChangeTime: %v", err)
-			}
 			// An invalid handle is reported before a bad key.
 			if err := q.Change(a, -1); !errors.Is(err, priorityqueue.ErrInvalidAlarm) {
 				t.Errorf("Change with a bad key: %v", err)
 			}
 			if _, err := q.Key(a); !errors.Is(err, priorityqueue.ErrInvalidAlarm) {
 				t.Errorf("Key: %v", err)
-			}
-			if _, err := q.Time(a); !errors.Is(err, priorityqueue.ErrInvalidAlarm) {
-				t.Errorf("Time: %v", err)
 			}
 			if v, err := q.Value(a); !errors.Is(err, priorityqueue.ErrInvalidAlarm) || v != 0 {
 				t.Errorf("Value: %d, %v", v, err)

@@ -1,1080 +1,191 @@
-// Package priorityqueue is the hierarchical timing-wheel priority queue that a
-// timing wheel stands on: the port of the Priority_queue inside Jane Street's
-// OCaml Timing_wheel, with the same level geometry and arithmetic, occupancy
-// bitmaps so that no operation scans empty slots, and a total order on
-// removal.
+// Package priorityqueue is a monotone priority queue of int64 keys: the
+// hierarchical structure a timing wheel stands on, usable on its own by a
+// discrete-event simulator, a shortest-path search with integer lengths, or
+// any loop that removes keys in ascending order. It is the port of the
+// Priority_queue inside Jane Street's OCaml Timing_wheel.
 //
-// Keys are int64 in [0, MaxKey]. Unlike a heap, the queue has no "delete min":
-// it has a minimum allowed key that only grows. IncreaseMinAllowedKey(k)
+// Keys are int64 in [0, MaxKey]. Unlike a heap, the queue has no "delete
+// min": it has a minimum allowed key that only grows. IncreaseMinAllowedKey(k)
 // removes every element whose key is below k, in ascending key order and,
 // within one key, in the order the elements were added or changed, and moves
-// the rest down the levels: a lazy radix sort.
+// the rest down the levels: a lazy radix sort. An element is moved down a
+// level only when the minimum reaches its slot, so each element is touched
+// at most once per level.
 //
-// # Layout
-//
-// Level i has 2^b_i slots, where b_i are the level bits. Its slots are
-// 2^s_i keys wide, where s_i = b_0 + ... + b_(i-1), so one slot of level i
-// spans as many keys as all of level i-1. Each level covers the key range
-// [min_i, max_i] with
-//
-//	min_0 = MinAllowedKey
-//	max_i = min(min_i + 2^(b_i+s_i) - 1, MaxKey)
-//	min_i = floor(max_(i-1)+1, 2^s_i)       (MaxKey if max_(i-1) = MaxKey)
-//
-// so the ranges leave no gap. A key k lives in slot (k >> s_i) mod 2^b_i of
-// its level; a slot holds its records' indices in vectors, in order (see
-// slots.go), and a bitmap per level marks the slots that hold any.
+// The level bits (package levelbits) say how far ahead of the minimum the
+// queue reaches: Add accepts keys in [MinAllowedKey(), MaxAllowedKey()], and
+// MaxAllowedKey grows with the minimum. levelbits.Default() reaches every
+// key.
 //
 // # Cost
 //
-// Add, Remove, Change and Mem are O(1) (Add and Change walk at most the number
-// of levels). IncreaseMinAllowedKey costs O(levels + occupied slots passed +
-// elements removed or moved); it never visits an empty slot. MinKey is O(1)
-// when cached and otherwise O(levels + the elements of one slot per level).
+// Mem and Remove are O(1); Add and Change walk at most the number of levels.
+// IncreaseMinAllowedKey costs O(levels + occupied slots passed + elements
+// removed or moved down); it never visits an empty slot, so a jump across a
+// long empty range costs what a short one does. MinKey is O(1) when cached
+// (after Add and IncreaseMinAllowedKey) and otherwise O(levels + the
+// elements of one slot per level). Once the queue has held its peak load, a
+// steady load allocates nothing.
 //
 // # Removal handlers
 //
-// IncreaseMinAllowedKey, RemoveAtMinKey and FireDue hand each element they
-// remove to a handler, as an Element. A handler may call any method of the
-// queue. Inside it, the element being removed is no longer a member (Mem is
-// false) but Key, Time and Value still answer for it. What a call removes is
-// fixed before its first handler runs: an element a handler removes or
-// changes before its turn is not removed by this call, and elements it adds
-// are not removed by this call (MinAllowedKey has already moved). If a
-// handler panics, the panic propagates, the queue stays valid, and the
-// elements not yet removed stay in it, below MinAllowedKey: the next
-// removing call (any key) removes them first. A removing call made from a
-// handler first removes, with its own handler, what the enclosing calls
-// have not removed yet (they share one list of due elements), then its own.
+// IncreaseMinAllowedKey hands each element it removes to a handler, as an
+// Element. A handler may call any method of the queue. Inside it, the
+// element being removed is no longer a member (Mem is false) but Key and
+// Value still answer for it. What a call removes is fixed before its first
+// handler runs: an element a handler removes or changes before its turn is
+// not removed by this call, and elements it adds are not removed by this call
+// (MinAllowedKey has already moved). If a handler panics, the panic
+// propagates, the queue stays valid, and the elements not yet removed stay in
+// it, below MinAllowedKey: the next IncreaseMinAllowedKey (any key) removes
+// them first. An IncreaseMinAllowedKey made from a handler first removes,
+// with its own handler, what the enclosing calls have not removed yet (they
+// share one list of due elements), then its own.
+//
+// # Invariant
+//
+// Invariant checks the structure and names the first broken invariant by its
+// ID (PQ1-PQ13 and the record pool's AP1-AP7); docs/invariants.md states each
+// as a formula. Build with -tags twcheck to run it after every mutating call.
 //
 // A Queue is not safe for concurrent use.
 package priorityqueue
 
 import (
-	"errors"
-	"fmt"
 	"iter"
-	"math"
-	"slices"
-	"unsafe"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
-	"github.com/gotimingwheel/timingwheel/internal/checked"
-	"github.com/gotimingwheel/timingwheel/internal/mutant"
-	"github.com/gotimingwheel/timingwheel/internal/pool"
+	"github.com/gotimingwheel/timingwheel/internal/queue"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
 
-// prefetchBurst is how many due records fireDue touches at once, ahead of
-// firing them.
-const prefetchBurst = 16
-
-// MaxKey is the largest key (and time) a queue holds: 2^62 - 1.
-const MaxKey int64 = 1<<62 - 1
+// MaxKey is the largest key a queue holds: 2^62 - 1.
+const MaxKey = queue.MaxKey
 
 // Errors, usable with errors.Is. Every error leaves the queue unchanged.
 var (
-	// ErrKeyOutOfRange: a key (or time) outside what the call accepts.
-	ErrKeyOutOfRange = errors.New("priorityqueue: key out of range")
-	// ErrInvalidAlarm: the handle is null, was removed, fired or cleared, or
-	// belongs to another queue.
-	ErrInvalidAlarm = errors.New("priorityqueue: alarm is not in the queue")
+	// ErrKeyOutOfRange: a key outside what the call accepts; the message
+	// names the key and the allowed range.
+	ErrKeyOutOfRange = queue.ErrKeyOutOfRange
+	// ErrInvalidAlarm: the handle is null, was removed or cleared, or belongs
+	// to another queue.
+	ErrInvalidAlarm = queue.ErrInvalidAlarm
 )
 
-// level is one level of the queue: 2^bits slots, each 2^shift keys wide,
-// covering the keys [minKey, maxKey].
-type level struct {
-	bits        uint     // b_i: the level has 1<<bits slots
-	shift       uint     // s_i = b_0 + ... + b_(i-1): each slot is 1<<shift keys wide
-	mask        uint64   // 1<<bits - 1: a key's slot is (key >> shift) & mask
-	span        int64    // maxKey - minKey when the range is not clamped at MaxKey
-	minKey      int64    // first key the level covers; slot-aligned unless MaxKey
-	maxKey      int64    // last key the level covers
-	length      int      // elements held at this level
-	slots       []slot   // each slot's record indices, in order (slots.go); nil until first used
-	slotLen     []uint32 // the number of records in each slot; nil with slots
-	slotMinKey  []int64  // levels >= 1: each occupied slot's smallest key, or minUnknown; nil with slots
-	occupied    bitmap   // bit s is set iff slot s holds an element
-	keysPerSlot int64    // 1<<shift
-}
-
-func (lv *level) slot(key int64) int { return int((uint64(key) >> lv.shift) & lv.mask) }
-
-func (lv *level) alignDown(key int64) int64 { return key &^ (lv.keysPerSlot - 1) }
-
-// minAfter is the original's compute_min_allowed_key: the largest slot-aligned
-// minimum that leaves no gap after a lower level ending at prevMax.
-func (lv *level) minAfter(prevMax int64) int64 {
-	if prevMax == MaxKey {
-		return MaxKey
-	}
-	return lv.alignDown(prevMax + 1)
-}
-
-func addClamp(a, d int64) int64 {
-	if mutant.Is(mutant.ClampWrong) && a > MaxKey-1-d {
-		return MaxKey - 1
-	}
-	if a > MaxKey-d {
-		return MaxKey
-	}
-	return a + d
-}
-
-// Queue is a timing-wheel priority queue of values of type T. Make one with New
-// or NewTimed.
-type Queue[T any] struct {
-	pool       *pool.Pool[T]
-	levels     []level
-	shift      uint  // key = time >> shift
-	length     int   // elements linked at a level or waiting in the due list
-	minAllowed int64 // MinAllowedKey(); levels[0].minKey lags it only inside or after an interrupted increase
-
-	minKey   int64 // when minValid: the smallest key of any element
-	minValid bool
-
-	// The due list: elements taken out of the levels, in removal order,
-	// waiting to be removed. dueBuf[duePos:] holds their indices (0 is a
-	// tombstone); dueLen counts the live ones.
-	dueBuf []uint32
-	duePos int
-	dueLen int
-
-	scratch []uint32
-	sink    uint8 // written by prefetching loads so that the compiler keeps them
-
-	firing []uint32 // records whose removal handler is running (a stack, for re-entrant calls)
-	epoch  uint64   // bumped by Clear, so running drains forget their records
-
-	counts Counts
-}
-
-// Element is what a removal handler receives: the element's handle, key,
-// time and value, as they were when it was taken out of the queue. For a
-// queue made by New, Time equals Key; for one made by NewTimed, Key is
-// Time >> Shift().
+// Element is what a removal handler receives: the removed element's handle,
+// key and value.
 type Element[T any] struct {
 	Alarm alarm.Alarm
 	Key   int64
-	Time  int64
 	Value T
 }
 
 // Counts are a queue's cumulative counters.
-type Counts struct {
-	Added   uint64 // elements added
-	Removed uint64 // elements removed by Remove
-	Fired   uint64 // elements removed by IncreaseMinAllowedKey or RemoveAtMinKey
-	Cleared uint64 // elements dropped by Clear
-	Moved   uint64 // moves of an element down a level (cascades)
-}
+type Counts = queue.Counts
 
-// Counts returns the cumulative counters.
-func (q *Queue[T]) Counts() Counts { return q.counts }
-
-// check runs the invariants after a mutating call in checked mode.
-func (q *Queue[T]) check(call string, args ...any) {
-	if err := q.Invariant(); err != nil {
-		checked.Fail("priorityqueue."+call, args, err)
-	}
+// Queue is a monotone priority queue of values of type T. Make one with New.
+type Queue[T any] struct {
+	impl queue.Queue[T]
 }
 
 // New returns an empty queue with the given level bits and room for capacity
-// elements before it allocates; MinAllowedKey is 0. Each level i allocates 2^b_i
-// slots on first use (about 80 bytes each with their counts, cached minimum
-// and first vector), so level bits such as [40] are not usable. The level
-// bits must be valid (see levelbits.New); New panics otherwise.
+// elements before it allocates; MinAllowedKey is 0. Each level i allocates
+// 2^b_i slots on first use (about 80 bytes each), so level bits such as [40]
+// are not usable. The level bits must be valid (see levelbits.New); New
+// panics otherwise.
 func New[T any](lb levelbits.LevelBits, capacity int) *Queue[T] {
-	return NewTimed[T](lb, capacity, 0)
-}
-
-// NewTimed returns a queue whose elements carry a time t in [0, MaxKey] and are
-// keyed by t >> shift: the form a timing wheel with precision 2^shift uses.
-// With shift 0, time and key are the same and New is NewTimed(lb, capacity, 0).
-// The level bits should sum to at most 62 - shift (config.New trims them so);
-// more bits only describe keys that no time reaches.
-func NewTimed[T any](lb levelbits.LevelBits, capacity int, shift uint) *Queue[T] {
-	if err := lb.Invariant(); err != nil {
-		panic(fmt.Sprintf("priorityqueue: invalid level bits %v: %v", lb, err))
-	}
-	if shift > 62 {
-		panic(fmt.Sprintf("priorityqueue: shift %d > 62", shift))
-	}
-	q := &Queue[T]{pool: pool.NewPool[T](capacity), shift: shift}
-	q.levels = make([]level, lb.Len())
-	var bitsPerSlot uint
-	nextMin := int64(0)
-	for i := range q.levels {
-		b := uint(lb.At(i))
-		lv := &q.levels[i]
-		lv.bits, lv.shift = b, bitsPerSlot
-		lv.mask = 1<<b - 1
-		lv.keysPerSlot = 1 << bitsPerSlot
-		if b+bitsPerSlot >= 62 {
-			lv.span = MaxKey
-		} else {
-			lv.span = 1<<(b+bitsPerSlot) - 1
-		}
-		lv.minKey = lv.alignDown(nextMin)
-		lv.maxKey = addClamp(lv.minKey, lv.span)
-		lv.occupied = newBitmap(1 << b)
-		if lv.maxKey == MaxKey {
-			nextMin = MaxKey
-		} else {
-			nextMin = lv.maxKey + 1
-		}
-		bitsPerSlot += b
-	}
+	q := &Queue[T]{}
+	q.impl = *queue.NewTimed[T](lb, capacity, 0)
 	return q
 }
 
-// Len returns the number of elements in the queue. Cost: O(1).
-func (q *Queue[T]) Len() int { return q.length }
+// Add adds an element with key key and value v, after every element already
+// in the queue with that key, and returns its handle. Error: ErrKeyOutOfRange
+// unless MinAllowedKey() <= key <= MaxAllowedKey(). Cost: O(levels).
+func (q *Queue[T]) Add(key int64, v T) (alarm.Alarm, error) { return q.impl.Add(key, v) }
 
-// IsEmpty reports whether Len() == 0.
-func (q *Queue[T]) IsEmpty() bool { return q.length == 0 }
+// Mem reports whether a is in the queue. Cost: O(1).
+func (q *Queue[T]) Mem(a alarm.Alarm) bool { return q.impl.Mem(a) }
+
+// Remove removes a; a becomes invalid. Error: ErrInvalidAlarm. Cost: O(1).
+func (q *Queue[T]) Remove(a alarm.Alarm) error { return q.impl.Remove(a) }
+
+// Change gives a the key key, keeping its handle and value; a goes after every
+// other element with that key. It serves as decrease-key and increase-key
+// alike. Errors: ErrInvalidAlarm, then ErrKeyOutOfRange as for Add. Cost:
+// O(levels).
+func (q *Queue[T]) Change(a alarm.Alarm, key int64) error { return q.impl.Change(a, key) }
+
+// Key returns a's key. Inside the handler removing a, it still answers.
+// Error: ErrInvalidAlarm. Cost: O(1).
+func (q *Queue[T]) Key(a alarm.Alarm) (int64, error) { return q.impl.Key(a) }
+
+// Value returns a's value. Inside the handler removing a, it still answers.
+// Error: ErrInvalidAlarm. Cost: O(1).
+func (q *Queue[T]) Value(a alarm.Alarm) (T, error) { return q.impl.Value(a) }
+
+// Len returns the number of elements in the queue. Cost: O(1).
+func (q *Queue[T]) Len() int { return q.impl.Len() }
+
+// IsEmpty reports whether Len() == 0. Cost: O(1).
+func (q *Queue[T]) IsEmpty() bool { return q.impl.IsEmpty() }
 
 // MinAllowedKey returns the smallest key Add accepts. It only grows, through
 // IncreaseMinAllowedKey. Cost: O(1).
-func (q *Queue[T]) MinAllowedKey() int64 { return q.minAllowed }
+func (q *Queue[T]) MinAllowedKey() int64 { return q.impl.MinAllowedKey() }
 
-// MaxAllowedKey returns the largest key Add accepts: the top level's maximum,
-// at least MinAllowedKey + 2^B - 1 (B the sum of the level bits), capped at
-// MaxKey >> Shift(), the key of the last representable time. Cost: O(1).
-func (q *Queue[T]) MaxAllowedKey() int64 {
-	return min(q.levels[len(q.levels)-1].maxKey, MaxKey>>q.shift)
-}
-
-// Shift returns the shift that maps an element's time to its key.
-func (q *Queue[T]) Shift() uint { return q.shift }
-
-// NumLevels returns the number of levels.
-func (q *Queue[T]) NumLevels() int { return len(q.levels) }
-
-// LevelLen returns the number of elements held at level i (elements waiting
-// in the due list are on no level).
-func (q *Queue[T]) LevelLen(i int) int { return q.levels[i].length }
-
-// Capacity returns how many elements the queue holds before its record pool
-// grows.
-func (q *Queue[T]) Capacity() int { return q.pool.Cap() }
-
-func (q *Queue[T]) rec(i uint32) *pool.Record[T] { return q.pool.Rec(i) }
-
-func (q *Queue[T]) keyOf(r *pool.Record[T]) int64 { return r.Time >> q.shift }
-
-// Add adds an element with key key and value v, after every element already
-// in the queue with that key, and returns its handle. It fails with
-// ErrKeyOutOfRange unless MinAllowedKey() <= key <= MaxAllowedKey(). On a queue
-// made by NewTimed, Add stores key << shift as the time. Cost: O(levels). It
-// allocates only to grow: the record pool, when more elements are live than
-// ever before, and a slot's vector, when the slot holds more elements than it
-// ever has (vectors keep their capacity, so a steady load allocates nothing).
-func (q *Queue[T]) Add(key int64, v T) (alarm.Alarm, error) {
-	if err := q.checkKey(key); err != nil {
-		return alarm.Alarm{}, err
-	}
-	a := q.add(key<<q.shift, key, v)
-	if checked.On {
-		q.check("Add", key)
-	}
-	return a, nil
-}
-
-// AddTime adds an element with time t, keyed by t >> Shift(). It fails with
-// ErrKeyOutOfRange unless t is in [0, MaxKey] and its key is allowed.
-func (q *Queue[T]) AddTime(t int64, v T) (alarm.Alarm, error) {
-	if err := q.checkTime(t); err != nil {
-		return alarm.Alarm{}, err
-	}
-	a := q.add(t, t>>q.shift, v)
-	if checked.On {
-		q.check("AddTime", t)
-	}
-	return a, nil
-}
-
-func (q *Queue[T]) add(t, key int64, v T) alarm.Alarm {
-	i := q.pool.Alloc(t, v, 0)
-	q.insert(i, key)
-	q.counts.Added++
-	return q.pool.Handle(i)
-}
-
-func (q *Queue[T]) checkKey(key int64) error {
-	if key < q.minAllowed || key > q.MaxAllowedKey() {
-		return fmt.Errorf("%w: key %d, allowed [%d, %d]", ErrKeyOutOfRange, key, q.minAllowed, q.MaxAllowedKey())
-	}
-	return nil
-}
-
-func (q *Queue[T]) checkTime(t int64) error {
-	if t < 0 || t > MaxKey {
-		return fmt.Errorf("%w: time %d, allowed [0, %d]", ErrKeyOutOfRange, t, MaxKey)
-	}
-	if key := t >> q.shift; key < q.minAllowed || key > q.MaxAllowedKey() {
-		return fmt.Errorf("%w: time %d has key %d, allowed [%d, %d]",
-			ErrKeyOutOfRange, t, key, q.minAllowed, q.MaxAllowedKey())
-	}
-	return nil
-}
-
-// insert links record i (whose key is key) at the tail of its slot on the
-// lowest level that covers key, as the original's add_elt.
-func (q *Queue[T]) insert(i uint32, key int64) {
-	l := 0
-	for key > q.levels[l].maxKey {
-		l++
-	}
-	lv := &q.levels[l]
-	s := lv.slot(key)
-	if mutant.Is(mutant.SlotOffByOne) && l > 0 {
-		s = (s + 1) & int(lv.mask)
-	}
-	q.put(l, s, i, key, false)
-	q.length++
-	if q.minValid {
-		if key < q.minKey {
-			q.minKey = key
-		}
-	} else if q.length-q.dueLen == 1 {
-		q.minKey, q.minValid = key, true
-	}
-}
-
-// detach takes record i out of its level or the due list, without freeing it.
-func (q *Queue[T]) detach(i uint32) {
-	r := q.rec(i)
-	key := q.keyOf(r)
-	if q.isDue(r, key) {
-		q.dueDel(i)
-	} else {
-		l := int(r.State) - 1
-		q.del(l, q.levels[l].slot(key), i)
-		if q.minValid && key == q.minKey && !mutant.Is(mutant.MinNotInvalidated) {
-			q.minValid = false
-		}
-	}
-	q.length--
-}
-
-// isDue reports whether record r (with key key, allocated, not firing) is in
-// the due list. CollectTo splices level-0 slots into the due list without
-// touching their records, so a record still marked as on level 0 whose key is
-// below MinAllowedKey is due; RemoveAtMinKey marks the records it moves.
-func (q *Queue[T]) isDue(r *pool.Record[T], key int64) bool {
-	return r.State == pool.StateDue || r.State == 1 && key < q.minAllowed
-}
-
-// member returns the record index of a if a is in the queue (linked at a level
-// or due, not being fired).
-func (q *Queue[T]) member(a alarm.Alarm) (uint32, bool) {
-	i, ok := q.pool.Lookup(a)
-	if !ok || q.rec(i).State == pool.StateFiring {
-		return 0, false
-	}
-	return i, true
-}
-
-func invalid(a alarm.Alarm) error {
-	return fmt.Errorf("%w: %v", ErrInvalidAlarm, a)
-}
-
-// Mem reports whether a is in the queue. An element whose removal handler is
-// running is no longer in the queue. Cost: O(1).
-func (q *Queue[T]) Mem(a alarm.Alarm) bool {
-	_, ok := q.member(a)
-	return ok
-}
-
-// Remove removes a from the queue; a becomes invalid. It fails with
-// ErrInvalidAlarm if a is not in the queue. Cost: O(1).
-func (q *Queue[T]) Remove(a alarm.Alarm) error {
-	i, ok := q.member(a)
-	if !ok {
-		return invalid(a)
-	}
-	q.detach(i)
-	q.pool.Free(i)
-	q.counts.Removed++
-	if checked.On {
-		q.check("Remove", a)
-	}
-	return nil
-}
-
-// Change gives a the key key, keeping its handle and value; a goes after every
-// other element with that key. Errors: ErrInvalidAlarm, then ErrKeyOutOfRange
-// as for Add. Cost: O(levels).
-func (q *Queue[T]) Change(a alarm.Alarm, key int64) error {
-	i, ok := q.member(a)
-	if !ok {
-		return invalid(a)
-	}
-	if err := q.checkKey(key); err != nil {
-		return err
-	}
-	q.detach(i)
-	q.rec(i).Time = key << q.shift
-	q.insert(i, key)
-	if checked.On {
-		q.check("Change", a, key)
-	}
-	return nil
-}
-
-// ChangeTime is Change for a time t, keyed by t >> Shift().
-func (q *Queue[T]) ChangeTime(a alarm.Alarm, t int64) error {
-	i, ok := q.member(a)
-	if !ok {
-		return invalid(a)
-	}
-	if err := q.checkTime(t); err != nil {
-		return err
-	}
-	if mutant.Is(mutant.RescheduleInPlace) && t>>q.shift == q.keyOf(q.rec(i)) {
-		q.rec(i).Time = t
-		return nil
-	}
-	q.detach(i)
-	q.rec(i).Time = t
-	q.insert(i, t>>q.shift)
-	if checked.On {
-		q.check("ChangeTime", a, t)
-	}
-	return nil
-}
-
-// lookup accepts a member or an element whose removal handler is running.
-func (q *Queue[T]) lookup(a alarm.Alarm) (*pool.Record[T], error) {
-	i, ok := q.pool.Lookup(a)
-	if !ok {
-		return nil, invalid(a)
-	}
-	return q.rec(i), nil
-}
-
-// Key returns a's key. Inside the handler that is removing a, Key still
-// answers. Error: ErrInvalidAlarm. Cost: O(1).
-func (q *Queue[T]) Key(a alarm.Alarm) (int64, error) {
-	r, err := q.lookup(a)
-	if err != nil {
-		return 0, err
-	}
-	return q.keyOf(r), nil
-}
-
-// Time returns a's time (its key << Shift() unless added by AddTime or changed
-// by ChangeTime). Like Key, it answers inside a's removal handler.
-func (q *Queue[T]) Time(a alarm.Alarm) (int64, error) {
-	r, err := q.lookup(a)
-	if err != nil {
-		return 0, err
-	}
-	return r.Time, nil
-}
-
-// Value returns a's value. Like Key, it answers inside a's removal handler.
-func (q *Queue[T]) Value(a alarm.Alarm) (T, error) {
-	r, err := q.lookup(a)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return r.Value, nil
-}
+// MaxAllowedKey returns the largest key Add accepts: the top level's last
+// key, which grows with MinAllowedKey, at most MaxKey. Cost: O(1).
+func (q *Queue[T]) MaxAllowedKey() int64 { return q.impl.MaxAllowedKey() }
 
 // MinKey returns the smallest key in the queue, or false when it is empty.
-// Cost: O(1) when cached (after Add, and after IncreaseMinAllowedKey), else
-// O(levels + elements in one slot per level).
-func (q *Queue[T]) MinKey() (int64, bool) {
-	if h := q.dueHead(); h != 0 {
-		// Due elements come before every element on the levels.
-		return q.keyOf(q.rec(h)), true
-	}
-	return q.levelMinKey()
-}
-
-// levelMinKey is MinKey over the elements on the levels (not the due list),
-// cached in q.minKey.
-func (q *Queue[T]) levelMinKey() (int64, bool) {
-	if q.length-q.dueLen == 0 {
-		return 0, false
-	}
-	if !q.minValid {
-		q.minKey = q.computeMinKey()
-		q.minValid = true
-	}
-	return q.minKey, true
-}
-
-func (q *Queue[T]) computeMinKey() int64 {
-	best := int64(math.MaxInt64)
-	for l := range q.levels {
-		lv := &q.levels[l]
-		if lv.minKey > best {
-			break
-		}
-		if lv.length == 0 {
-			continue
-		}
-		start := lv.slot(lv.minKey)
-		s := lv.occupied.next(start)
-		if s < 0 {
-			s = lv.occupied.next(0)
-		}
-		dist := int64((uint64(s) - uint64(start)) & lv.mask)
-		slotMin := lv.alignDown(lv.minKey) + dist<<lv.shift
-		if slotMin >= best {
-			continue
-		}
-		if l == 0 {
-			best = slotMin // one key per slot at level 0
-			continue
-		}
-		best = min(best, q.slotMin(l, s))
-	}
-	return best
-}
-
-// slotMin returns the smallest key in occupied slot s of level l >= 1: the
-// cached one, or else the result of a walk of the slot, which it caches.
-// Without the cache, finding the minimum after level 0 runs dry walks the
-// next higher slot and reads every record in it, at random addresses, just
-// before the cascade reads them all again.
-func (q *Queue[T]) slotMin(l, s int) int64 {
-	lv := &q.levels[l]
-	if m := lv.slotMinKey[s]; m != minUnknown {
-		return m
-	}
-	m := int64(math.MaxInt64)
-	q.each(l, s, func(i uint32) bool {
-		m = min(m, q.keyOf(q.rec(i)))
-		return true
-	})
-	lv.slotMinKey[s] = m
-	return m
-}
-
-// firstWithKey returns the element that removal would take first among those
-// with key k: the due list's head, or else the first element with key k on the
-// highest level that holds one (older elements of a key sit on higher levels).
-func (q *Queue[T]) firstWithKey(k int64) uint32 {
-	if h := q.dueHead(); h != 0 {
-		return h
-	}
-	for l := len(q.levels) - 1; l >= 0; l-- {
-		lv := &q.levels[l]
-		if lv.length == 0 || k < lv.minKey || k > lv.maxKey {
-			continue
-		}
-		first := uint32(0)
-		q.each(l, lv.slot(k), func(i uint32) bool {
-			if q.keyOf(q.rec(i)) == k {
-				first = i
-			}
-			return first == 0
-		})
-		if first != 0 {
-			return first
-		}
-	}
-	return 0
-}
+// Cost: O(1) when cached (after Add and IncreaseMinAllowedKey), else
+// O(levels + the elements of one slot per level).
+func (q *Queue[T]) MinKey() (int64, bool) { return q.impl.MinKey() }
 
 // MinElt returns the element IncreaseMinAllowedKey would remove first: the
 // smallest key, and among those the earliest added or changed. False when the
 // queue is empty. Cost: as MinKey, plus a walk of the slots holding that key.
-func (q *Queue[T]) MinElt() (alarm.Alarm, bool) {
-	k, ok := q.MinKey()
-	if !ok {
-		return alarm.Alarm{}, false
-	}
-	return q.pool.Handle(q.firstWithKey(k)), true
-}
-
-// MinKeyTimes returns the smallest and largest time among the elements with
-// the smallest key, or false when the queue is empty. Every element with that
-// key counts, whatever level it sits on, and so do the elements waiting in
-// the due list.
-func (q *Queue[T]) MinKeyTimes() (lo, hi int64, ok bool) {
-	k, ok := q.MinKey()
-	if !ok {
-		return 0, 0, false
-	}
-	lo, hi = q.keyTimes(k, true)
-	return lo, hi, true
-}
-
-// LevelMinTime returns the earliest time among the elements on the levels,
-// leaving out the due list (elements a panicking handler left behind), or
-// false when no element is on a level. Cost: as MinKey, plus a walk of the
-// slots holding the smallest key.
-func (q *Queue[T]) LevelMinTime() (int64, bool) {
-	k, ok := q.levelMinKey()
-	if !ok {
-		return 0, false
-	}
-	lo, _ := q.keyTimes(k, false)
-	return lo, true
-}
-
-// keyTimes returns the smallest and largest time among the elements with key
-// k on the levels and, with due, in the due list.
-func (q *Queue[T]) keyTimes(k int64, due bool) (lo, hi int64) {
-	lo, hi = math.MaxInt64, math.MinInt64
-	note := func(i uint32) bool {
-		if r := q.rec(i); q.keyOf(r) == k {
-			lo, hi = min(lo, r.Time), max(hi, r.Time)
-		}
-		return true
-	}
-	if due {
-		for _, i := range q.dueBuf[q.duePos:] {
-			if i != 0 {
-				note(i)
-			}
-		}
-	}
-	for l := range q.levels {
-		lv := &q.levels[l]
-		if lv.length > 0 && k >= lv.minKey && k <= lv.maxKey && (l == 0 || !mutant.Is(mutant.MinTimesLevel0)) {
-			q.each(l, lv.slot(k), note)
-		}
-	}
-	return lo, hi
-}
+func (q *Queue[T]) MinElt() (alarm.Alarm, bool) { return q.impl.MinElt() }
 
 // IncreaseMinAllowedKey raises MinAllowedKey to key and removes every element
 // whose key is below it, calling removed (if not nil) for each, in ascending
 // key order and, within a key, in the order the elements were added or
-// changed. A key at or below MinAllowedKey removes nothing. It fails with
-// ErrKeyOutOfRange for a key above MaxKey, and then changes nothing. On a
-// queue made by NewTimed with a shift above 0, keys above MaxKey >> Shift()
-// name no time: raising MinAllowedKey past MaxAllowedKey is allowed, and
-// leaves a queue that accepts no Add (a timing wheel never does it).
-//
-// What removed may do, and what happens when it panics: see Removal handlers
-// in the package doc.
-//
-// Cost: O(levels + occupied slots passed + elements removed or moved down).
+// changed. A key at or below MinAllowedKey removes nothing. Error:
+// ErrKeyOutOfRange for a key above MaxKey, and then nothing changes. What
+// removed may do: see Removal handlers in the package doc. Cost: O(levels +
+// occupied slots passed + elements removed or moved down).
 func (q *Queue[T]) IncreaseMinAllowedKey(key int64, removed func(Element[T])) error {
-	if key > MaxKey {
-		return fmt.Errorf("%w: key %d above %d", ErrKeyOutOfRange, key, MaxKey)
+	if removed == nil {
+		return q.impl.IncreaseMinAllowedKey(key, nil)
 	}
-	q.CollectTo(key, 0)
-	q.FireDue(removed)
-	if checked.On {
-		q.check("IncreaseMinAllowedKey", key)
-	}
-	return nil
-}
-
-// Pending reports whether elements wait in the due list: after CollectTo,
-// inside a removal handler, or after a handler panicked.
-func (q *Queue[T]) Pending() bool { return q.dueLen != 0 }
-
-// DueLen returns the number of elements waiting in the due list.
-func (q *Queue[T]) DueLen() int { return q.dueLen }
-
-// CollectTo is the first half of IncreaseMinAllowedKey, for wrappers (such as
-// a timing wheel) that must update their own state before any handler runs.
-// It moves every element with a key below key from the levels to the tail of
-// the due list, in removal order, and raises MinAllowedKey to key (a key at or
-// below it, or above MaxKey, moves nothing). With limit > 0 it stops early:
-// once it has moved at least limit elements it finishes the key it is at and
-// raises MinAllowedKey only to the next key that still has elements below
-// key. It returns MinAllowedKey afterwards. Nothing is removed and no handler
-// runs: FireDue does that.
-func (q *Queue[T]) CollectTo(key int64, limit int) int64 {
-	if key > MaxKey || key <= q.minAllowed {
-		return q.minAllowed
-	}
-	lv0 := &q.levels[0]
-	n := 0
-	for {
-		k, ok := q.levelMinKey()
-		if !ok || k >= key {
-			break
-		}
-		if limit > 0 && n >= limit && !(mutant.Is(mutant.LimitOneMore) && n == limit) {
-			key = k
-			break
-		}
-		if k > lv0.minKey {
-			q.setMin(k)
-		}
-		// Every element with key k now sits in one level-0 slot, oldest first.
-		n += q.take(lv0.slot(k))
-		q.minValid = false
-	}
-	q.minAllowed = key
-	if lv0.minKey < key {
-		q.setMin(key)
-	}
-	return key
-}
-
-// FireDue removes the due list's elements in order, calling removed (if not
-// nil) for each, and returns how many this call removed. It is the second
-// half of IncreaseMinAllowedKey (see Removal handlers in the package doc).
-func (q *Queue[T]) FireDue(removed func(Element[T])) int {
-	if q.dueLen == 0 {
-		q.dueBuf, q.duePos = q.dueBuf[:0], 0
-		return 0
-	}
-	return q.fireDue(removed)
-}
-
-// fireDue removes the due list's elements in order.
-func (q *Queue[T]) fireDue(removed func(Element[T])) (n int) {
-	depth, epoch := len(q.firing), q.epoch
-	defer q.endFiring(depth, epoch)
-	warm := 0 // due entries before this one have been touched
-	for q.duePos < len(q.dueBuf) {
-		if q.duePos >= warm {
-			// Touch the next records in a tight loop of independent loads, so
-			// that their cache misses overlap (Go has no prefetch
-			// instruction; a touch inside the handler loop would wait for
-			// each miss in turn).
-			warm = min(q.duePos+prefetchBurst, len(q.dueBuf))
-			var x uint8
-			for _, j := range q.dueBuf[q.duePos:warm] {
-				x += q.rec(j).State
-			}
-			q.sink = x
-		}
-		i := q.dueBuf[q.duePos]
-		q.duePos++
-		if i == 0 {
-			continue
-		}
-		q.dueLen--
-		q.length--
-		q.counts.Fired++
-		n++
-		q.rec(i).State = pool.StateFiring
-		if removed == nil {
-			q.pool.Free(i)
-			continue
-		}
-		q.firing = append(q.firing, i)
-		r := q.rec(i)
-		removed(Element[T]{Alarm: q.pool.Handle(i), Key: q.keyOf(r), Time: r.Time, Value: r.Value})
-		if q.epoch != epoch {
-			return n // Clear ran inside the handler and freed everything
-		}
-		// Re-read the index: a Shrink inside the handler may have moved the
-		// record (it updates q.firing, not this local).
-		i = q.firing[len(q.firing)-1]
-		q.firing = q.firing[:len(q.firing)-1]
-		q.pool.Free(i)
-	}
-	q.dueBuf, q.duePos = q.dueBuf[:0], 0
-	return n
-}
-
-// endFiring frees the records of handlers that panicked in this drain.
-func (q *Queue[T]) endFiring(depth int, epoch uint64) {
-	if q.epoch != epoch {
-		return
-	}
-	for len(q.firing) > depth {
-		i := q.firing[len(q.firing)-1]
-		q.firing = q.firing[:len(q.firing)-1]
-		if !mutant.Is(mutant.DueNotFreed) {
-			q.pool.Free(i)
-		}
-	}
-}
-
-// setMin sets level 0's minimum to newMin and raises every higher level's
-// minimum as far as the no-gap rule allows, moving the elements of the slots
-// each level leaves behind down to lower levels. No element may have a key
-// below newMin.
-func (q *Queue[T]) setMin(newMin int64) {
-	lv0 := &q.levels[0]
-	lv0.minKey = newMin
-	lv0.maxKey = addClamp(newMin, lv0.span)
-	prevMax := lv0.maxKey
-	for l := 1; l < len(q.levels); l++ {
-		lv := &q.levels[l]
-		want := lv.minAfter(prevMax)
-		if want == lv.minKey {
-			break // this level did not move, so no higher level does
-		}
-		old := lv.minKey
-		lv.minKey = want
-		lv.maxKey = addClamp(want, lv.span)
-		if lv.length > 0 {
-			q.cascade(l, old, want)
-		}
-		prevMax = lv.maxKey
-	}
-}
-
-// cascade moves the elements of level l's slots that start in [from, to) down
-// to lower levels.
-func (q *Queue[T]) cascade(l int, from, to int64) {
-	lv := &q.levels[l]
-	nslots := int(lv.mask) + 1
-	n := (to - from + lv.keysPerSlot - 1) >> lv.shift // slots whose start is below to
-	start := lv.slot(from)
-	if n >= int64(nslots) {
-		q.cascadeRange(l, 0, nslots)
-		return
-	}
-	end := start + int(n)
-	if end <= nslots {
-		q.cascadeRange(l, start, end)
-	} else {
-		q.cascadeRange(l, start, nslots)
-		q.cascadeRange(l, 0, end-nslots)
-	}
-}
-
-func (q *Queue[T]) cascadeRange(l, start, end int) {
-	lv := &q.levels[l]
-	for s := lv.occupied.next(start); s >= 0 && s < end; s = lv.occupied.next(s + 1) {
-		// Walk the slot in reverse order and put each element ahead of its
-		// new slot: the new slot gets this slot's order, ahead of the newer
-		// elements already there.
-		v := &lv.slots[s]
-		q.moveAll(l, v.back, true)
-		q.moveAll(l, v.front, false)
-		q.empty(l, s)
-		if lv.length == 0 {
-			return
-		}
-	}
-}
-
-// cascadeAhead is how many records moveAll touches ahead of the one it moves.
-const cascadeAhead = 32
-
-// moveAll moves down the records of a level-l slot vector idx, from the end
-// if reverse, skipping tombstones. It touches the records a window ahead
-// (see touch): the moves read each record at a random address, and a slot
-// can hold more records than the cache, so touching them all first would
-// evict the first before they are moved.
-func (q *Queue[T]) moveAll(l int, idx []uint32, reverse bool) {
-	n := len(idx)
-	// window returns the entries at move positions [lo, hi) (counted from
-	// the end if reverse).
-	window := func(lo, hi int) []uint32 {
-		lo, hi = min(lo, n), min(hi, n)
-		if reverse {
-			return idx[n-hi : n-lo]
-		}
-		return idx[lo:hi]
-	}
-	q.touch(window(0, cascadeAhead))
-	for k := 0; k < n; k++ {
-		if k%cascadeAhead == 0 {
-			q.touch(window(k+cascadeAhead, k+2*cascadeAhead))
-		}
-		j := k
-		if reverse {
-			j = n - 1 - k
-		}
-		if i := idx[j]; i != 0 {
-			q.moveDown(l, i)
-		}
-	}
-}
-
-// touch loads the records named in idx in a tight loop of independent loads,
-// so that their cache misses overlap, ahead of a loop that reads them one by
-// one with more work in between (Go has no prefetch instruction).
-func (q *Queue[T]) touch(idx []uint32) {
-	var x uint8
-	for _, i := range idx {
-		x += q.rec(i).State
-	}
-	q.sink = x
-}
-
-// moveDown puts record i, from a slot of level l that the minimum has passed,
-// ahead of the highest lower level's slot for its key.
-func (q *Queue[T]) moveDown(l int, i uint32) {
-	key := q.keyOf(q.rec(i))
-	t := l - 1
-	for q.levels[t].minKey > key {
-		t--
-	}
-	if mutant.Is(mutant.CascadeLowest) {
-		for t = 0; key > q.levels[t].maxKey; t++ {
-		}
-	}
-	q.put(t, q.levels[t].slot(key), i, key, !mutant.Is(mutant.CascadeAppends))
-	q.counts.Moved++
-}
-
-// RemoveAtMinKey removes, in order, the elements whose key is MinAllowedKey()
-// and whose time is <= maxTime, calling removed for each; the timing wheel's
-// FirePastAlarms. The elements it removes are fixed before any handler runs:
-// first those a panicking handler left due (they come first in key order),
-// then the chosen ones, oldest first. So elements that removed adds are never
-// removed by this call, whatever the queue held when it was called (see
-// Removal handlers in the package doc).
-func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) {
-	// Below MaxKey every element with key MinAllowedKey is on level 0; at
-	// MaxKey older ones may stay on higher levels, whose slots holding MaxKey
-	// never pass. Older elements sit higher, so take from the top down.
-	k := q.minAllowed
-	for l := len(q.levels) - 1; l >= 0; l-- {
-		lv := &q.levels[l]
-		if lv.length == 0 || k < lv.minKey || k > lv.maxKey || l > 0 && mutant.Is(mutant.FirePastLevel0) {
-			continue
-		}
-		s := lv.slot(k)
-		chosen := q.scratch[:0]
-		q.each(l, s, func(i uint32) bool {
-			if r := q.rec(i); r.Time <= maxTime && q.keyOf(r) == k && !(mutant.Is(mutant.FirePastStrict) && r.Time == maxTime) {
-				chosen = append(chosen, i)
-			}
-			return true
-		})
-		if mutant.Is(mutant.FirePastReversed) {
-			slices.Reverse(chosen)
-		}
-		for _, i := range chosen {
-			q.del(l, s, i)
-			q.toDue(i)
-		}
-		q.scratch = chosen[:0]
-	}
-	q.FireDue(removed)
-	if checked.On {
-		q.check("RemoveAtMinKey", maxTime)
-	}
+	return q.impl.IncreaseMinAllowedKey(key, func(e queue.Element[T]) {
+		removed(Element[T]{Alarm: e.Alarm, Key: e.Key, Value: e.Value})
+	})
 }
 
 // All returns an iterator over every element in the queue, each once, in no
 // promised order. The queue must not be changed during the iteration.
-func (q *Queue[T]) All() iter.Seq[alarm.Alarm] {
-	return func(yield func(alarm.Alarm) bool) {
-		for _, i := range q.dueBuf[q.duePos:] {
-			if i != 0 && !yield(q.pool.Handle(i)) {
-				return
-			}
-		}
-		for l := range q.levels {
-			lv := &q.levels[l]
-			if lv.length == 0 {
-				continue
-			}
-			for s := lv.occupied.next(0); s >= 0; s = lv.occupied.next(s + 1) {
-				ok := true
-				q.each(l, s, func(i uint32) bool { ok = yield(q.pool.Handle(i)); return ok })
-				if !ok {
-					return
-				}
-			}
-		}
-	}
-}
+func (q *Queue[T]) All() iter.Seq[alarm.Alarm] { return q.impl.All() }
 
-// Shrink releases the record memory a burst left behind: the records of the
-// elements in the queue move to the front of the pool and the rest is freed.
-// Every handle stays valid (a moved element is found through a forwarding
-// entry, one per moved element, dropped when it leaves the queue), and stale
-// handles stay rejected. The queue can grow again afterwards. Cost:
-// O(capacity).
-func (q *Queue[T]) Shrink() {
-	q.pool.Shrink(0, func(from, to uint32) {
-		r := q.rec(to)
-		if r.State == pool.StateFiring {
-			for k := range q.firing {
-				if q.firing[k] == from {
-					q.firing[k] = to
-				}
-			}
-			return
-		}
-		if q.isDue(r, q.keyOf(r)) {
-			for j := q.duePos; j < len(q.dueBuf); j++ {
-				if q.dueBuf[j] == from {
-					q.dueBuf[j] = to
-				}
-			}
-			return
-		}
-		l := int(r.State) - 1
-		v := &q.levels[l].slots[q.levels[l].slot(q.keyOf(r))]
-		if p := r.Next; p&frontBit != 0 {
-			v.front[p&^frontBit] = to
-		} else {
-			v.back[p] = to
-		}
-	})
-	// Release the slots' spare capacity too: empty slots drop their vectors,
-	// the others are rewritten without tombstones at their exact size.
-	for l := range q.levels {
-		lv := &q.levels[l]
-		if lv.length == 0 {
-			lv.slots, lv.slotLen, lv.slotMinKey = nil, nil, nil
-			continue
-		}
-		for s := range lv.slots {
-			if lv.slotLen[s] == 0 {
-				lv.slots[s] = slot{}
-				continue
-			}
-			q.compact(l, s)
-			lv.slots[s].back = slices.Clip(lv.slots[s].back)
-			lv.slots[s].front = nil
-		}
-	}
-	q.dueBuf = slices.Clip(q.dueBuf)
-	q.firing = slices.Clip(q.firing)
-	q.scratch = nil
-	if checked.On {
-		q.check("Shrink")
-	}
-}
+// Clear removes every element; every handle becomes invalid, for good.
+// MinAllowedKey stays. Cost: O(slots + capacity).
+func (q *Queue[T]) Clear() { q.impl.Clear() }
 
-// BytesHeld estimates the memory the queue holds: its records (used or
-// not), slot heads, bitmaps and forwarding entries.
-func (q *Queue[T]) BytesHeld() int {
-	n := (q.pool.Cap() + 1) * int(unsafe.Sizeof(pool.Record[T]{}))
-	for l := range q.levels {
-		lv := &q.levels[l]
-		n += len(lv.occupied)*8 + len(lv.slotLen)*4 + len(lv.slotMinKey)*8
-		for s := range lv.slots {
-			n += int(unsafe.Sizeof(slot{})) + (cap(lv.slots[s].front)+cap(lv.slots[s].back))*4
-		}
-	}
-	n += (cap(q.firing) + cap(q.dueBuf) + cap(q.scratch)) * 4
-	n += q.pool.Moved() * 48 // two map entries per moved record, roughly
-	return n
-}
+// Shrink releases the memory a burst left behind: the records of the
+// elements in the queue move to the front and the rest is freed, and slots
+// drop their spare capacity. Every handle stays valid and stale ones stay
+// rejected. Cost: O(capacity + slots).
+func (q *Queue[T]) Shrink() { q.impl.Shrink() }
 
-// Clear removes every element; every handle becomes invalid. MinAllowedKey
-// stays. Cost: O(slots + capacity).
-func (q *Queue[T]) Clear() {
-	q.pool.Reset()
-	for l := range q.levels {
-		lv := &q.levels[l]
-		clear(lv.slotLen)
-		for s := range lv.slots {
-			clear(lv.slots[s].front) // the indices are dead; keep the capacity
-			clear(lv.slots[s].back)
-			lv.slots[s].front, lv.slots[s].back = lv.slots[s].front[:0], lv.slots[s].back[:0]
-		}
-		lv.occupied.reset()
-		lv.length = 0
-	}
-	q.counts.Cleared += uint64(q.length)
-	q.length = 0
-	q.dueBuf, q.duePos, q.dueLen = q.dueBuf[:0], 0, 0
-	if !mutant.Is(mutant.StaleMinAfterClr) {
-		q.minValid = false // the original keeps a stale cached minimum here
-		q.minKey = 0
-	}
-	q.firing = q.firing[:0]
-	q.epoch++
-	if checked.On {
-		q.check("Clear")
-	}
-}
+// Capacity returns how many elements the queue holds before it allocates
+// records again.
+func (q *Queue[T]) Capacity() int { return q.impl.Capacity() }
+
+// Counts returns the cumulative counters.
+func (q *Queue[T]) Counts() Counts { return q.impl.Counts() }
+
+// Invariant checks every invariant of the queue and returns nil or an
+// *invariant.Violation naming the first one broken (see the package doc).
+// Cost: O(slots + capacity).
+func (q *Queue[T]) Invariant() error { return q.impl.Invariant() }

@@ -2,7 +2,7 @@ package timingwheel
 
 // Each case corrupts a wheel's own fields in one way and shows Invariant()
 // names the broken invariant (docs/invariants.md, TW1-TW3). The queue's
-// invariants have their own corruption tests in priorityqueue.
+// invariants have their own corruption tests in internal/queue.
 
 import (
 	"testing"

@@ -70,10 +70,10 @@ import (
 	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/internal/checked"
 	"github.com/gotimingwheel/timingwheel/internal/mutant"
-	"github.com/gotimingwheel/timingwheel/priorityqueue"
+	"github.com/gotimingwheel/timingwheel/internal/queue"
 )
 
-const maxTimeNs = priorityqueue.MaxKey // 2^62-1 ns after the epoch
+const maxTimeNs = queue.MaxKey // 2^62-1 ns after the epoch
 
 // MaxTime is the last time a wheel represents: 2^62-1 ns after the Unix epoch,
 // 2116-02-20 23:53:38.427387903 UTC. Times before the epoch or after MaxTime
@@ -89,7 +89,7 @@ var (
 	ErrBeforeCurrentInterval = errors.New("timingwheel: alarm time before the current interval")
 	ErrInvalidConfig         = errors.New("timingwheel: invalid config")
 	ErrNonPositiveLimit      = errors.New("timingwheel: limit must be positive")
-	ErrInvalidAlarm          = priorityqueue.ErrInvalidAlarm // the handle is not in this wheel
+	ErrInvalidAlarm          = queue.ErrInvalidAlarm // the handle is not in this wheel
 )
 
 // Alarm is the handle of an alarm in a wheel (the type alarm.Alarm): a small
@@ -108,11 +108,11 @@ type Fired[T any] struct {
 }
 
 // adapt turns a wheel handler into the queue's removal handler.
-func adapt[T any](fired func(Fired[T])) func(priorityqueue.Element[T]) {
+func adapt[T any](fired func(Fired[T])) func(queue.Element[T]) {
 	if fired == nil {
 		return nil
 	}
-	return func(e priorityqueue.Element[T]) {
+	return func(e queue.Element[T]) {
 		fired(Fired[T]{Alarm: e.Alarm, At: fromNanos(e.Time), Value: e.Value})
 	}
 }
@@ -133,7 +133,7 @@ func WithOverflow() Option { return config.WithOverflow() }
 // Wheel is a timing wheel whose alarms carry values of type T.
 type Wheel[T any] struct {
 	cfg            config.Config
-	q              *priorityqueue.Queue[T]
+	q              *queue.Queue[T]
 	shift          uint
 	start          int64
 	now            int64
@@ -175,7 +175,7 @@ func NewWithConfig[T any](cfg config.Config, start time.Time) (*Wheel[T], error)
 	shift := uint(cfg.Precision().Log2())
 	w := &Wheel[T]{
 		cfg:            cfg,
-		q:              priorityqueue.NewTimed[T](cfg.QueueLevelBits(), cfg.Capacity(), shift),
+		q:              queue.NewTimed[T](cfg.QueueLevelBits(), cfg.Capacity(), shift),
 		shift:          shift,
 		start:          s,
 		now:            s,

@@ -1,4 +1,4 @@
-package priorityqueue
+package queue
 
 // Corruption tests: each builds a valid queue, breaks exactly one fact, and
 // checks that Invariant reports the invariant that fact belongs to. Without

@@ -1,4 +1,4 @@
-package priorityqueue
+package queue
 
 import "math/bits"
 

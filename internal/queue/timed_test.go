@@ -1,4 +1,4 @@
-package priorityqueue_test
+package queue_test
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
-	"github.com/gotimingwheel/timingwheel/priorityqueue"
+	queue "github.com/gotimingwheel/timingwheel/internal/queue"
 )
 
 // TestTimedAddKeepsTimeInRange: on a queue made by NewTimed, Add(key) stores
@@ -36,17 +36,17 @@ func TestTimedAddKeepsTimeInRange(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%v shift %d from %d", tc.bits, tc.shift, tc.min), func(t *testing.T) {
-			newQ := func() *priorityqueue.Queue[int] {
-				q := priorityqueue.NewTimed[int](mustLB(t, tc.bits...), 0, tc.shift)
+			newQ := func() *queue.Queue[int] {
+				q := queue.NewTimed[int](mustLB(t, tc.bits...), 0, tc.shift)
 				mustOK(t, q.IncreaseMinAllowedKey(tc.min, nil))
 				return q
 			}
 			q := newQ()
 			for _, key := range []int64{q.MaxAllowedKey(), q.MinAllowedKey(),
-				priorityqueue.MaxKey >> tc.shift, priorityqueue.MaxKey>>tc.shift + 1} {
+				queue.MaxKey >> tc.shift, queue.MaxKey>>tc.shift + 1} {
 				q := newQ() // a fresh queue for each key: one broken element must not hide another
 				a, err := q.Add(key, 0)
-				if errors.Is(err, priorityqueue.ErrKeyOutOfRange) {
+				if errors.Is(err, queue.ErrKeyOutOfRange) {
 					if key <= q.MaxAllowedKey() && key >= q.MinAllowedKey() {
 						t.Fatalf("Add(%d) refused, but MaxAllowedKey is %d", key, q.MaxAllowedKey())
 					}
@@ -65,15 +65,42 @@ func TestTimedAddKeepsTimeInRange(t *testing.T) {
 	}
 }
 
-func checkTimed(t *testing.T, q *priorityqueue.Queue[int], a alarm.Alarm, key int64) {
+func checkTimed(t *testing.T, q *queue.Queue[int], a alarm.Alarm, key int64) {
 	t.Helper()
 	tm, _ := q.Time(a)
 	k, _ := q.Key(a)
-	if tm < 0 || tm > priorityqueue.MaxKey || k != key {
+	if tm < 0 || tm > queue.MaxKey || k != key {
 		t.Fatalf("key %d (MaxAllowedKey %d, shift %d): stored time %d, Key %d",
 			key, q.MaxAllowedKey(), q.Shift(), tm, k)
 	}
 	if err := q.Invariant(); err != nil {
 		t.Fatalf("after Add/Change(%d): %v", key, err)
 	}
+}
+
+// The wheel-only calls reject what Add, Change and Key reject, and change
+// nothing when they do.
+func TestTimedCallsRejectBadInput(t *testing.T) {
+	q := queue.NewTimed[int](mustLB(t, 2, 2, 2), 0, 3)
+	a, err := q.AddTime(80, 1)
+	mustOK(t, err)
+	for _, tm := range []int64{-1, queue.MaxKey + 1, 1<<63 - 1, int64(q.MaxAllowedKey()+1) << 3} {
+		if _, err := q.AddTime(tm, 0); !errors.Is(err, queue.ErrKeyOutOfRange) {
+			t.Errorf("AddTime(%d): %v, want ErrKeyOutOfRange", tm, err)
+		}
+		if err := q.ChangeTime(a, tm); !errors.Is(err, queue.ErrKeyOutOfRange) {
+			t.Errorf("ChangeTime(%d): %v, want ErrKeyOutOfRange", tm, err)
+		}
+	}
+	mustOK(t, q.Remove(a))
+	if err := q.ChangeTime(a, 80); !errors.Is(err, queue.ErrInvalidAlarm) {
+		t.Errorf("ChangeTime of a removed element: %v, want ErrInvalidAlarm", err)
+	}
+	if _, err := q.Time(a); !errors.Is(err, queue.ErrInvalidAlarm) {
+		t.Errorf("Time of a removed element: %v, want ErrInvalidAlarm", err)
+	}
+	if q.Len() != 0 {
+		t.Fatalf("Len = %d after the rejected calls, want 0", q.Len())
+	}
+	mustOK(t, q.Invariant())
 }

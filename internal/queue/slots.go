@@ -1,4 +1,4 @@
-package priorityqueue
+package queue
 
 import (
 	"github.com/gotimingwheel/timingwheel/internal/mutant"
