@@ -232,17 +232,50 @@ func (c Config) String() string {
 	return s
 }
 
-// Invariant checks CF1-CF4 and returns nil or an *invariant.Violation.
+// Invariant checks CF1-CF4, in that order, and returns nil or an
+// *invariant.Violation naming the first one broken. docs/invariants.md states
+// each and names the function that checks it (checkCF1 checks CF1).
 func (c Config) Invariant() error {
+	if err := c.checkCF1(); err != nil {
+		return err
+	}
+	if err := c.checkCF2(); err != nil {
+		return err
+	}
+	if err := c.checkCF3(); err != nil {
+		return err
+	}
+	return c.checkCF4()
+}
+
+// checkCF1: the precision exponent leaves room for one level bit:
+// 0 <= A <= MaxPrecisionLog2.
+func (c Config) checkCF1() error {
 	if c.precision < 0 || c.precision > MaxPrecisionLog2 {
 		return invariant.Errorf("CF1", "precision exponent %d not in [0, %d]", int(c.precision), MaxPrecisionLog2)
 	}
+	return nil
+}
+
+// checkCF2: the level bits are valid: LB1, LB2 and LB3 hold.
+func (c Config) checkCF2() error {
 	if err := c.levelBits.Invariant(); err != nil {
 		return invariant.Errorf("CF2", "level bits: %v", err)
 	}
+	return nil
+}
+
+// checkCF3: levels and precision together stay within 62 bits:
+// sum(level bits) <= 62 - A (New trims the levels to fit).
+func (c Config) checkCF3() error {
 	if n := c.levelBits.NumBits(); n > levelbits.MaxNumBits-int(c.precision) {
 		return invariant.Errorf("CF3", "level bits %v sum to %d > 62 - %d", c.levelBits, n, int(c.precision))
 	}
+	return nil
+}
+
+// checkCF4: the capacity is in range: 0 <= capacity <= MaxCapacity.
+func (c Config) checkCF4() error {
 	if c.capacity < 0 || c.capacity > MaxCapacity {
 		return invariant.Errorf("CF4", "capacity %d not in [0, %d]", c.capacity, MaxCapacity)
 	}

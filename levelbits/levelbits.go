@@ -152,20 +152,40 @@ func (lb LevelBits) Equal(other LevelBits) bool {
 }
 
 // Invariant checks LB1 (at least one level), LB2 (every level has at least one
-// bit) and LB3 (at most MaxNumBits in total). It returns nil or an
-// *invariant.Violation.
+// bit) and LB3 (at most MaxNumBits in total), in that order. It returns nil or
+// an *invariant.Violation naming the first one broken. docs/invariants.md
+// states each and names the function that checks it (checkLB1 checks LB1).
 func (lb LevelBits) Invariant() error {
+	if err := lb.checkLB1(); err != nil {
+		return err
+	}
+	if err := lb.checkLB2(); err != nil {
+		return err
+	}
+	return lb.checkLB3()
+}
+
+// checkLB1: there is at least one level: len(bits) >= 1.
+func (lb LevelBits) checkLB1() error {
 	if len(lb.bits) == 0 {
 		return invariant.Errorf("LB1", "no levels")
 	}
-	sum := 0
+	return nil
+}
+
+// checkLB2: every level has at least one bit: b_i >= 1 for every i.
+func (lb LevelBits) checkLB2() error {
 	for i, b := range lb.bits {
 		if b <= 0 {
 			return invariant.Errorf("LB2", "level %d has %d bits in %v", i, b, lb)
 		}
-		sum += b
 	}
-	if sum > MaxNumBits {
+	return nil
+}
+
+// checkLB3: the levels hold at most MaxNumBits (62) bits: sum(b_i) <= 62.
+func (lb LevelBits) checkLB3() error {
+	if sum := lb.NumBits(); sum > MaxNumBits {
 		return invariant.Errorf("LB3", "%v sums to %d > %d", lb, sum, MaxNumBits)
 	}
 	return nil

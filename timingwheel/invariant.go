@@ -4,16 +4,17 @@ import (
 	"github.com/gotimingwheel/timingwheel/invariant"
 )
 
-// Invariant checks the wheel and everything under it and returns nil or an
-// *invariant.Violation naming the first invariant broken (docs/invariants.md
-// states each):
+// Invariant checks the wheel and everything under it, in this order, and
+// returns nil or an *invariant.Violation naming the first invariant broken
+// (docs/invariants.md states each and names the function that checks it;
+// checkTW1 checks TW1):
 //
 //	CF*  the config is valid
 //	TW1  0 <= start <= now <= MaxTime
 //	TW2  MaxIntervalNum = MaxTime >> A, and IntervalNum(IntervalNumStart(n)) = n
 //	     for n in {0, NowIntervalNum, MaxIntervalNum}
 //	TW3  the queue is keyed by time >> A, and its MinAllowedKey = NowIntervalNum
-//	PQ*  the queue's invariants
+//	PQ*  the queue's invariants, and AP* its pool's
 //
 // Bounded lateness (every alarm not left overdue by a panicking handler has
 // IntervalStart(at) >= IntervalStart(now)) is not checked apart: it follows
@@ -27,9 +28,31 @@ func (w *Wheel[T]) Invariant() error {
 	if err := w.cfg.Invariant(); err != nil {
 		return err
 	}
+	if err := w.checkTW1(); err != nil {
+		return err
+	}
+	if err := w.checkTW2(); err != nil {
+		return err
+	}
+	if err := w.checkTW3(); err != nil {
+		return err
+	}
+	return w.q.Invariant()
+}
+
+// checkTW1: the clock is in range and never before the start:
+// 0 <= start <= now <= MaxTime.
+func (w *Wheel[T]) checkTW1() error {
 	if w.start < 0 || w.start > w.now || w.now > maxTimeNs {
 		return invariant.Errorf("TW1", "start %d, now %d, want 0 <= start <= now <= %d", w.start, w.now, maxTimeNs)
 	}
+	return nil
+}
+
+// checkTW2: interval arithmetic is consistent: the shift is the precision's A,
+// MaxIntervalNum = MaxTime >> A, and (n << A) >> A = n for n in
+// {0, NowIntervalNum, MaxIntervalNum}.
+func (w *Wheel[T]) checkTW2() error {
 	if uint(w.cfg.Precision().Log2()) != w.shift || w.maxIntervalNum != maxTimeNs>>w.shift {
 		return invariant.Errorf("TW2", "shift %d for precision 2^%d, MaxIntervalNum %d, want %d",
 			w.shift, w.cfg.Precision().Log2(), w.maxIntervalNum, maxTimeNs>>w.shift)
@@ -39,12 +62,15 @@ func (w *Wheel[T]) Invariant() error {
 			return invariant.Errorf("TW2", "interval %d does not round-trip through its start", n)
 		}
 	}
+	return nil
+}
+
+// checkTW3: the queue is keyed by time >> A and its minimum is the current
+// interval: q.Shift() = A and q.MinAllowedKey() = now >> A.
+func (w *Wheel[T]) checkTW3() error {
 	if w.q.Shift() != w.shift || w.q.MinAllowedKey() != w.now>>w.shift {
 		return invariant.Errorf("TW3", "queue shift %d (want %d), MinAllowedKey %d, NowIntervalNum %d",
 			w.q.Shift(), w.shift, w.q.MinAllowedKey(), w.now>>w.shift)
-	}
-	if err := w.q.Invariant(); err != nil {
-		return err
 	}
 	return nil
 }

@@ -335,33 +335,117 @@ func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) bool {
 // entries of the forwarding map).
 func (p *Pool[T]) Moved() int { return len(p.fwd) }
 
-// Invariant checks AP1-AP7 and returns nil or an *invariant.Violation. It costs
-// O(len(records)).
+// Invariant checks AP1-AP7 and returns nil or an *invariant.Violation naming
+// the first one broken. docs/invariants.md states each and names the function
+// that checks it (checkAP3 checks AP3). The order is AP4, AP1, AP2, AP7, AP3,
+// AP5, AP6: AP2's walk of the free list tells AP7 which free records are off
+// it and AP3 how many are on it. It costs O(len(records)).
 func (p *Pool[T]) Invariant() error {
-	if p.owner == 0 {
-		return invariant.Errorf("AP4", "owner ID is 0")
+	if err := p.checkAP4(); err != nil {
+		return err
 	}
+	if err := p.checkAP1(); err != nil {
+		return err
+	}
+	onList, free, err := p.checkAP2()
+	if err != nil {
+		return err
+	}
+	if err := p.checkAP7(onList); err != nil {
+		return err
+	}
+	if err := p.checkAP3(free); err != nil {
+		return err
+	}
+	if err := p.checkAP5(); err != nil {
+		return err
+	}
+	return p.checkAP6()
+}
+
+// checkAP1: record 0 is the sentinel "no record": it exists and is free.
+func (p *Pool[T]) checkAP1() error {
 	if len(p.recs) == 0 {
 		return invariant.Errorf("AP1", "sentinel record 0 missing")
 	}
 	if p.recs[0].State != StateFree {
 		return invariant.Errorf("AP1", "sentinel record 0 is in state %d", p.recs[0].State)
 	}
-	seen := 0
-	onList := make([]bool, len(p.recs))
+	return nil
+}
+
+// checkAP2: the free list holds only free records, each once, and ends. It
+// returns which records are on it, and how many, for AP7 and AP3.
+func (p *Pool[T]) checkAP2() (onList []bool, n int, err error) {
+	onList = make([]bool, len(p.recs))
 	for i := p.free; i != 0; i = p.recs[i].Next {
 		if int(i) >= len(p.recs) {
-			return invariant.Errorf("AP2", "free list reaches index %d beyond %d records", i, len(p.recs))
+			return nil, 0, invariant.Errorf("AP2", "free list reaches index %d beyond %d records", i, len(p.recs))
 		}
 		if p.recs[i].State != StateFree {
-			return invariant.Errorf("AP2", "free list holds record %d in state %d", i, p.recs[i].State)
+			return nil, 0, invariant.Errorf("AP2", "free list holds record %d in state %d", i, p.recs[i].State)
 		}
 		if onList[i] {
-			return invariant.Errorf("AP2", "free list has a cycle through record %d", i)
+			return nil, 0, invariant.Errorf("AP2", "free list has a cycle through record %d", i)
 		}
 		onList[i] = true
-		seen++
+		n++
 	}
+	return onList, n, nil
+}
+
+// checkAP3: every record is live, free, retired or the sentinel:
+// live + free + retired + 1 = len(records), free being the free list's length.
+func (p *Pool[T]) checkAP3(free int) error {
+	if p.live+free+p.retired+1 != len(p.recs) {
+		return invariant.Errorf("AP3", "live %d + free %d + retired %d + 1 != %d records",
+			p.live, free, p.retired, len(p.recs))
+	}
+	return nil
+}
+
+// checkAP4: the pool has an owner ID, which its handles carry: owner != 0.
+func (p *Pool[T]) checkAP4() error {
+	if p.owner == 0 {
+		return invariant.Errorf("AP4", "owner ID is 0")
+	}
+	return nil
+}
+
+// checkAP5: Shrink's forwarding maps are inverse to each other and point at
+// allocated records: fwd(o) = j ⇔ rev(j) = o, and record j is not free.
+func (p *Pool[T]) checkAP5() error {
+	if len(p.fwd) != len(p.rev) {
+		return invariant.Errorf("AP5", "%d forward entries, %d reverse", len(p.fwd), len(p.rev))
+	}
+	for o, j := range p.fwd {
+		if back, ok := p.rev[j]; !ok || back != o || int(j) >= len(p.recs) || p.recs[j].State == StateFree {
+			return invariant.Errorf("AP5", "moved record %v -> %d: reverse %v (%v), or the target is free",
+				o, j, back, ok)
+		}
+	}
+	return nil
+}
+
+// checkAP6: every allocated record is found by its own handle, and so by no
+// other record's: Lookup(Handle(i)) = i for every record i >= 1 not free.
+func (p *Pool[T]) checkAP6() error {
+	for i := 1; i < len(p.recs); i++ {
+		if p.recs[i].State == StateFree {
+			continue
+		}
+		h := p.Handle(uint32(i))
+		if j, ok := p.Lookup(h); !ok || j != uint32(i) {
+			return invariant.Errorf("AP6", "record %d: its handle %v finds record %d (found %v)", i, h, j, ok)
+		}
+	}
+	return nil
+}
+
+// checkAP7: a free record off the free list is retired: its generation is
+// MaxGen, and the retired count is the number of such records. onList marks
+// the records on the free list.
+func (p *Pool[T]) checkAP7(onList []bool) error {
 	retired := 0
 	for i := 1; i < len(p.recs); i++ {
 		if p.recs[i].State != StateFree || onList[i] {
@@ -375,28 +459,6 @@ func (p *Pool[T]) Invariant() error {
 	}
 	if retired != p.retired {
 		return invariant.Errorf("AP7", "%d records retired, count says %d", retired, p.retired)
-	}
-	if p.live+seen+p.retired+1 != len(p.recs) {
-		return invariant.Errorf("AP3", "live %d + free %d + retired %d + 1 != %d records",
-			p.live, seen, p.retired, len(p.recs))
-	}
-	if len(p.fwd) != len(p.rev) {
-		return invariant.Errorf("AP5", "%d forward entries, %d reverse", len(p.fwd), len(p.rev))
-	}
-	for o, j := range p.fwd {
-		if back, ok := p.rev[j]; !ok || back != o || int(j) >= len(p.recs) || p.recs[j].State == StateFree {
-			return invariant.Errorf("AP5", "moved record %v -> %d: reverse %v (%v), or the target is free",
-				o, j, back, ok)
-		}
-	}
-	for i := 1; i < len(p.recs); i++ {
-		if p.recs[i].State == StateFree {
-			continue
-		}
-		h := p.Handle(uint32(i))
-		if j, ok := p.Lookup(h); !ok || j != uint32(i) {
-			return invariant.Errorf("AP6", "record %d: its handle %v finds record %d (found %v)", i, h, j, ok)
-		}
 	}
 	return nil
 }

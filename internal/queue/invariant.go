@@ -3,36 +3,132 @@ package queue
 import (
 	"math"
 
-	"github.com/gotimingwheel/timingwheel/internal/pool"
 	"github.com/gotimingwheel/timingwheel/invariant"
 )
 
 // Invariant checks every invariant of the queue and returns nil or an
-// *invariant.Violation naming the first one broken (IDs PQ1-PQ13, and the
-// pool's AP1-AP6; docs/invariants.md states each). Cost: O(slots + capacity).
-//
-//	PQ1  level geometry: s_i = b_0+...+b_(i-1), 2^b_i slots, keysPerSlot = 2^s_i,
-//	     span = 2^(b_i+s_i)-1 (MaxKey at 62 bits), min_i slot-aligned (or MaxKey),
-//	     max_i = min(min_i + span, MaxKey)
-//	PQ2  no gap: min_i = floor(max_(i-1)+1, 2^s_i) (MaxKey if max_(i-1) = MaxKey)
-//	PQ3  every element at level i has min_i <= key <= max_i, and its state says i
-//	PQ4  every element sits in the slot its key maps to
-//	PQ5  positions: each record's Next is its position in its slot's vectors,
-//	     and every index in a slot names a record
-//	PQ6  per-slot counts and level lengths are right; Len = sum of levels +
-//	     due list
-//	PQ7  bitmap bit s is set iff slot s is not empty
-//	PQ8  cached minimum: when valid, equals the smallest key on the levels
-//	PQ9  0 <= min_0 = MinAllowedKey <= MaxKey
-//	PQ10 due list: elements in state due (or on level 0 with a key below
-//	     MinAllowedKey: CollectTo does not touch them), keys non-decreasing, none above
-//	     MinAllowedKey (it is non-empty only while a removal is under way or
-//	     after a handler panicked)
-//	PQ11 pool: live records = Len + records whose handler is running; AP1-AP6
-//	PQ12 every element's time is in [0, MaxKey]
-//	PQ13 cached slot minimum: at levels >= 1, an occupied slot's cached
-//	     minimum is unknown (-1) or equals the smallest key in the slot
+// *invariant.Violation naming the first one broken: PQ1-PQ13, and the pool's
+// AP1-AP7. docs/invariants.md states each and names the function that checks
+// it (checkPQ3 checks PQ3). The order: the geometry (PQ1, PQ2, PQ9); one walk
+// over every slot of every level, which checks each entry (PQ5, PQ3, PQ4,
+// PQ12), each slot (PQ6, PQ7, PQ13) and each level (PQ7, PQ6) as it passes
+// them; the due list (PQ10); the queue's counts (PQ6); the cached minimum
+// (PQ8); the pool (AP*); the records in use (PQ11). Cost: O(slots + capacity),
+// one pass over the records.
 func (q *Queue[T]) Invariant() error {
+	if err := q.checkPQ1(); err != nil {
+		return err
+	}
+	if err := q.checkPQ2(); err != nil {
+		return err
+	}
+	if err := q.checkPQ9(); err != nil {
+		return err
+	}
+	onLevels, levelMin, err := q.walkLevels()
+	if err != nil {
+		return err
+	}
+	due, err := q.checkPQ10()
+	if err != nil {
+		return err
+	}
+	if err := q.checkPQ6Queue(onLevels, due); err != nil {
+		return err
+	}
+	if err := q.checkPQ8(levelMin); err != nil {
+		return err
+	}
+	if err := q.pool.Invariant(); err != nil {
+		return err
+	}
+	return q.checkPQ11()
+}
+
+// walkLevels visits every entry of every slot once and runs, as it passes
+// them, the checks of one entry (PQ5, PQ3, PQ4, PQ12), of one slot (PQ6, PQ7,
+// PQ13) and of one level (PQ7, PQ6). It returns how many elements the levels
+// hold and their smallest key (-1 when they hold none), for PQ6 and PQ8.
+func (q *Queue[T]) walkLevels() (held int, levelMin int64, err error) {
+	levelMin = -1
+	for l := range q.levels {
+		lv := &q.levels[l]
+		count := 0
+		for s := range lv.slots {
+			if v := &lv.slots[s]; len(v.front) == 0 && len(v.back) == 0 && lv.slotLen[s] == 0 && !lv.occupied.has(s) {
+				continue // empty by every measure: no check below can fail
+			}
+			n, slotMin, err := q.walkSlot(l, s)
+			if err != nil {
+				return 0, 0, err
+			}
+			if err := q.checkPQ6Slot(l, s, n); err != nil {
+				return 0, 0, err
+			}
+			if err := q.checkPQ7Slot(l, s, n); err != nil {
+				return 0, 0, err
+			}
+			if err := q.checkPQ13(l, s, n, slotMin); err != nil {
+				return 0, 0, err
+			}
+			if n > 0 && (levelMin < 0 || slotMin < levelMin) {
+				levelMin = slotMin
+			}
+			count += n
+		}
+		if err := q.checkPQ7Unused(l); err != nil {
+			return 0, 0, err
+		}
+		if err := q.checkPQ6Level(l, count); err != nil {
+			return 0, 0, err
+		}
+		held += count
+	}
+	return held, levelMin, nil
+}
+
+// walkSlot runs the checks of one entry (PQ5, PQ3, PQ4, PQ12) on every record
+// in slot s of level l, and returns how many the slot holds and their
+// smallest key (math.MaxInt64 when it holds none).
+func (q *Queue[T]) walkSlot(l, s int) (n int, slotMin int64, err error) {
+	lv := &q.levels[l]
+	v := &lv.slots[s]
+	slotMin = math.MaxInt64
+	for half, vec := range [][]uint32{v.front, v.back} {
+		for p, i := range vec {
+			if i == 0 { // a tombstone
+				continue
+			}
+			pos := uint32(p)
+			if half == 0 {
+				pos |= frontBit
+			}
+			if err := q.checkPQ5(l, s, i, pos); err != nil {
+				return 0, 0, err
+			}
+			r := q.rec(i)
+			key := q.keyOf(r)
+			if err := lv.checkPQ3(l, i, r.State, key); err != nil {
+				return 0, 0, err
+			}
+			if err := lv.checkPQ4(l, s, i, key); err != nil {
+				return 0, 0, err
+			}
+			if err := checkPQ12(i, r.Time); err != nil {
+				return 0, 0, err
+			}
+			slotMin = min(slotMin, key)
+			n++
+		}
+	}
+	return n, slotMin, nil
+}
+
+// checkPQ1: each level's geometry is the original's: shift_i = s_i, 2^b_i
+// slots, keysPerSlot_i = 2^s_i, span_i = 2^(b_i+s_i) - 1 (MaxKey at 62 bits),
+// min_i slot-aligned (or MaxKey), max_i = min(min_i + span_i, MaxKey); a level
+// in use has 2^b_i slots, counts and, above level 0, cached minima (PQ13).
+func (q *Queue[T]) checkPQ1() error {
 	var bitsPerSlot uint
 	for l := range q.levels {
 		lv := &q.levels[l]
@@ -51,12 +147,12 @@ func (q *Queue[T]) Invariant() error {
 			return invariant.Errorf("PQ1", "level %d: shift %d (want %d), keysPerSlot %d, %d slots for %d bits",
 				l, lv.shift, bitsPerSlot, lv.keysPerSlot, nslots, lv.bits)
 		}
-		wantDiff := MaxKey
+		wantSpan := MaxKey
 		if lv.bits+lv.shift < 62 {
-			wantDiff = int64(1)<<(lv.bits+lv.shift) - 1
+			wantSpan = int64(1)<<(lv.bits+lv.shift) - 1
 		}
-		if lv.span != wantDiff {
-			return invariant.Errorf("PQ1", "level %d: span %d, want %d", l, lv.span, wantDiff)
+		if lv.span != wantSpan {
+			return invariant.Errorf("PQ1", "level %d: span %d, want %d", l, lv.span, wantSpan)
 		}
 		if lv.minKey < 0 || lv.minKey != MaxKey && lv.minKey%lv.keysPerSlot != 0 {
 			return invariant.Errorf("PQ1", "level %d: min %d not a multiple of %d", l, lv.minKey, lv.keysPerSlot)
@@ -64,138 +160,184 @@ func (q *Queue[T]) Invariant() error {
 		if lv.maxKey != addClamp(lv.minKey, lv.span) {
 			return invariant.Errorf("PQ1", "level %d: max %d, want %d", l, lv.maxKey, addClamp(lv.minKey, lv.span))
 		}
-		if l > 0 {
-			prev := &q.levels[l-1]
-			if want := lv.minAfter(prev.maxKey); lv.minKey != want {
-				return invariant.Errorf("PQ2", "level %d: min %d, want %d after level %d's max %d",
-					l, lv.minKey, want, l-1, prev.maxKey)
-			}
-		}
 		bitsPerSlot += lv.bits
 	}
+	return nil
+}
 
+// checkPQ2: consecutive levels leave no gap: for i > 0,
+// min_i = floor(max_(i-1) + 1, 2^s_i), or MaxKey if max_(i-1) = MaxKey.
+func (q *Queue[T]) checkPQ2() error {
+	for l := 1; l < len(q.levels); l++ {
+		lv, prev := &q.levels[l], &q.levels[l-1]
+		if want := lv.minAfter(prev.maxKey); lv.minKey != want {
+			return invariant.Errorf("PQ2", "level %d: min %d, want %d after level %d's max %d",
+				l, lv.minKey, want, l-1, prev.maxKey)
+		}
+	}
+	return nil
+}
+
+// checkPQ3: every element is within its level's range, and its state names the
+// level: e on level l ⇒ min_l <= key(e) <= max_l ∧ e.State = l+1.
+func (lv *level) checkPQ3(l int, i uint32, state uint8, key int64) error {
+	if state != uint8(l+1) || key < lv.minKey || key > lv.maxKey {
+		return invariant.Errorf("PQ3", "record %d (key %d, state %d) at level %d covering [%d, %d]",
+			i, key, state, l, lv.minKey, lv.maxKey)
+	}
+	return nil
+}
+
+// checkPQ4: every element is in the slot its key maps to: e in slot s of level
+// l ⇒ s = (key(e) >> s_l) mod 2^b_l.
+func (lv *level) checkPQ4(l, s int, i uint32, key int64) error {
+	if want := lv.slot(key); want != s {
+		return invariant.Errorf("PQ4", "record %d key %d in slot %d of level %d, want slot %d",
+			i, key, s, l, want)
+	}
+	return nil
+}
+
+// checkPQ5: every record knows its position: the index i at position pos of
+// slot s of level l (pos has frontBit set in the front vector) names a record,
+// and that record's Next is pos.
+func (q *Queue[T]) checkPQ5(l, s int, i, pos uint32) error {
+	if int(i) > q.pool.Len() {
+		return invariant.Errorf("PQ5", "level %d slot %d holds bad index %d", l, s, i)
+	}
+	if next := q.rec(i).Next; next != pos {
+		return invariant.Errorf("PQ5", "record %d at level %d slot %d position %#x says %#x",
+			i, l, s, pos, next)
+	}
+	return nil
+}
+
+// checkPQ6Slot: the counts are right, for one slot: slotLen_l,s is the
+// number n of live entries in slot s of level l.
+func (q *Queue[T]) checkPQ6Slot(l, s, n int) error {
+	if c := q.levels[l].slotLen[s]; uint32(n) != c {
+		return invariant.Errorf("PQ6", "level %d slot %d count %d, holds %d", l, s, c, n)
+	}
+	return nil
+}
+
+// checkPQ6Level: the counts are right, for one level: length_l is the number
+// of elements its slots hold (Σ_s slotLen_l,s, once checkPQ6Slot holds).
+func (q *Queue[T]) checkPQ6Level(l, held int) error {
+	if lv := &q.levels[l]; lv.length != held {
+		return invariant.Errorf("PQ6", "level %d length %d, slots hold %d", l, lv.length, held)
+	}
+	return nil
+}
+
+// checkPQ6Queue: the counts are right, for the queue: the due list's count is
+// the number of live entries in it, and Len = Σ_l length_l + |due|. onLevels
+// and due are what the levels and the due list hold.
+func (q *Queue[T]) checkPQ6Queue(onLevels, due int) error {
+	if due != q.dueLen {
+		return invariant.Errorf("PQ6", "due list holds %d, count says %d", due, q.dueLen)
+	}
+	if total := onLevels + due; total != q.length {
+		return invariant.Errorf("PQ6", "Len %d, levels and due list hold %d", q.length, total)
+	}
+	return nil
+}
+
+// checkPQ7Slot: the bitmaps agree with the slots, for one slot: bit s of level
+// l is set iff the slot holds an element (it holds n).
+func (q *Queue[T]) checkPQ7Slot(l, s, n int) error {
+	if bit := q.levels[l].occupied.has(s); (n > 0) != bit {
+		return invariant.Errorf("PQ7", "level %d slot %d: %d elements, bit %v", l, s, n, bit)
+	}
+	return nil
+}
+
+// checkPQ7Unused: the bitmaps agree with the slots, for a level not in use
+// (no slots yet): no bit is set.
+func (q *Queue[T]) checkPQ7Unused(l int) error {
+	if lv := &q.levels[l]; lv.slots == nil && lv.occupied.count() != 0 {
+		return invariant.Errorf("PQ7", "level %d has no slots in use but %d bits set", l, lv.occupied.count())
+	}
+	return nil
+}
+
+// checkPQ8: the cached minimum, when valid, is the smallest key on the levels:
+// minValid ⇒ minKey = levelMin, the smallest key the walk found (-1 when the
+// levels hold nothing, which no valid cache can be).
+func (q *Queue[T]) checkPQ8(levelMin int64) error {
+	if q.minValid && (levelMin < 0 || q.minKey != levelMin) {
+		return invariant.Errorf("PQ8", "cached minimum %d, true minimum on the levels %d", q.minKey, levelMin)
+	}
+	return nil
+}
+
+// checkPQ9: level 0 starts at the minimum allowed key:
+// 0 <= min_0 = MinAllowedKey <= MaxKey.
+func (q *Queue[T]) checkPQ9() error {
 	if q.levels[0].minKey < 0 || q.levels[0].minKey != q.minAllowed || q.minAllowed > MaxKey {
 		return invariant.Errorf("PQ9", "level 0 min %d, MinAllowedKey %d, want 0 <= min = MinAllowedKey <= %d",
 			q.levels[0].minKey, q.minAllowed, MaxKey)
 	}
+	return nil
+}
 
-	total := 0
-	trueMin := int64(-1)
-	note := func(key int64) {
-		if trueMin < 0 || key < trueMin {
-			trueMin = key
-		}
-	}
-	// checkElt checks one element found in slot s of level l.
-	checkElt := func(l, s int, i uint32, r *pool.Record[T]) error {
-		lv := &q.levels[l]
-		key := q.keyOf(r)
-		if r.State != uint8(l+1) || key < lv.minKey || key > lv.maxKey {
-			return invariant.Errorf("PQ3", "record %d (key %d, state %d) at level %d covering [%d, %d]",
-				i, key, r.State, l, lv.minKey, lv.maxKey)
-		}
-		if lv.slot(key) != s {
-			return invariant.Errorf("PQ4", "record %d key %d in slot %d of level %d, want slot %d",
-				i, key, s, l, lv.slot(key))
-		}
-		if r.Time < 0 || r.Time > MaxKey {
-			return invariant.Errorf("PQ12", "record %d has time %d", i, r.Time)
-		}
-		note(key)
-		return nil
-	}
-
-	// Every level: slot vectors with tombstones; a record's Next is its position.
-	for l := range q.levels {
-		lv := &q.levels[l]
-		count := 0
-		for s := range lv.slots {
-			v := &lv.slots[s]
-			n := 0
-			slotMin := int64(math.MaxInt64)
-			for half, vec := range [][]uint32{v.front, v.back} {
-				for p, i := range vec {
-					if i == 0 {
-						continue
-					}
-					if int(i) > q.pool.Len() {
-						return invariant.Errorf("PQ5", "level %d slot %d holds bad index %d", l, s, i)
-					}
-					r := q.rec(i)
-					if err := checkElt(l, s, i, r); err != nil {
-						return err
-					}
-					slotMin = min(slotMin, q.keyOf(r))
-					want := uint32(p)
-					if half == 0 {
-						want |= frontBit
-					}
-					if r.Next != want {
-						return invariant.Errorf("PQ5", "record %d at level %d slot %d position %#x says %#x",
-							i, l, s, want, r.Next)
-					}
-					n++
-				}
-			}
-			if uint32(n) != lv.slotLen[s] {
-				return invariant.Errorf("PQ6", "level %d slot %d count %d, holds %d", l, s, lv.slotLen[s], n)
-			}
-			if (n > 0) != lv.occupied.has(s) {
-				return invariant.Errorf("PQ7", "level %d slot %d: %d elements, bit %v", l, s, n, lv.occupied.has(s))
-			}
-			if n > 0 && l > 0 && lv.slotMinKey[s] != minUnknown && lv.slotMinKey[s] != slotMin {
-				return invariant.Errorf("PQ13", "level %d slot %d: cached minimum %d, smallest key %d",
-					l, s, lv.slotMinKey[s], slotMin)
-			}
-			count += n
-		}
-		if lv.slots == nil && lv.occupied.count() != 0 {
-			return invariant.Errorf("PQ7", "level %d has no slots in use but %d bits set", l, lv.occupied.count())
-		}
-		if count != lv.length {
-			return invariant.Errorf("PQ6", "level %d length %d, slots hold %d", l, lv.length, count)
-		}
-		total += count
-	}
-
-	levelMin := trueMin
-	dueN := 0
-	prevKey := int64(-1)
+// checkPQ10: the due list is in removal order and holds nothing above the
+// minimum: each entry names a record that is due (or still on level 0 with a
+// key below MinAllowedKey: CollectTo does not touch them), keys do not
+// decrease along the buffer, and none is above MinAllowedKey. The list is
+// non-empty only while a removal is under way or after a handler panicked. It
+// returns how many records the due list holds, for PQ6.
+func (q *Queue[T]) checkPQ10() (due int, err error) {
 	if q.duePos < 0 || q.duePos > len(q.dueBuf) {
-		return invariant.Errorf("PQ10", "due position %d outside [0, %d]", q.duePos, len(q.dueBuf))
+		return 0, invariant.Errorf("PQ10", "due position %d outside [0, %d]", q.duePos, len(q.dueBuf))
 	}
+	prevKey := int64(-1)
 	for _, i := range q.dueBuf[q.duePos:] {
-		if i == 0 {
+		if i == 0 { // a tombstone
 			continue
 		}
 		if int(i) > q.pool.Len() {
-			return invariant.Errorf("PQ10", "due buffer holds bad index %d", i)
+			return 0, invariant.Errorf("PQ10", "due buffer holds bad index %d", i)
 		}
 		r := q.rec(i)
 		key := q.keyOf(r)
 		if !q.isDue(r, key) || key < prevKey || key > q.minAllowed {
-			return invariant.Errorf("PQ10", "due record %d: state %d, key %d after key %d, MinAllowedKey %d",
+			return 0, invariant.Errorf("PQ10", "due record %d: state %d, key %d after key %d, MinAllowedKey %d",
 				i, r.State, key, prevKey, q.minAllowed)
 		}
 		prevKey = key
-		dueN++
+		due++
 	}
-	if dueN != q.dueLen {
-		return invariant.Errorf("PQ6", "due list holds %d, count says %d", dueN, q.dueLen)
-	}
-	total += dueN
-	if total != q.length {
-		return invariant.Errorf("PQ6", "Len %d, levels and due list hold %d", q.length, total)
-	}
-	if q.minValid && (levelMin < 0 || q.minKey != levelMin) {
-		return invariant.Errorf("PQ8", "cached minimum %d, true minimum on the levels %d", q.minKey, levelMin)
-	}
-	if err := q.pool.Invariant(); err != nil {
-		return err
-	}
+	return due, nil
+}
+
+// checkPQ11: no record leaks: the pool's live records are the queue's
+// elements and the records whose handler is running.
+func (q *Queue[T]) checkPQ11() error {
 	if q.pool.Live() != q.length+len(q.firing) {
 		return invariant.Errorf("PQ11", "pool has %d live records, queue %d + %d firing",
 			q.pool.Live(), q.length, len(q.firing))
+	}
+	return nil
+}
+
+// checkPQ12: times are representable: 0 <= time(e) <= MaxKey.
+func checkPQ12(i uint32, time int64) error {
+	if time < 0 || time > MaxKey {
+		return invariant.Errorf("PQ12", "record %d has time %d", i, time)
+	}
+	return nil
+}
+
+// checkPQ13: a slot's cached minimum, when known, is its smallest key: above
+// level 0, an occupied slot's slotMinKey is minUnknown or slotMin, the
+// smallest key of its n elements.
+func (q *Queue[T]) checkPQ13(l, s, n int, slotMin int64) error {
+	if l == 0 || n == 0 {
+		return nil
+	}
+	if m := q.levels[l].slotMinKey[s]; m != minUnknown && m != slotMin {
+		return invariant.Errorf("PQ13", "level %d slot %d: cached minimum %d, smallest key %d", l, s, m, slotMin)
 	}
 	return nil
 }
