@@ -7,7 +7,6 @@ package queue
 import (
 	"testing"
 
-	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/internal/pool"
 	"github.com/gotimingwheel/timingwheel/invariant"
 	"github.com/gotimingwheel/timingwheel/levelbits"
@@ -17,7 +16,7 @@ import (
 // and in the due list. Its handles are named by the key they were added with.
 type fixture struct {
 	q *Queue[string]
-	h map[string]alarm.Alarm
+	h map[string]pool.Handle
 }
 
 // newFixture builds, with MinAllowedKey 3 at the end:
@@ -32,7 +31,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{q: New[string](lb, 0), h: map[string]alarm.Alarm{}}
+	f := &fixture{q: New[string](lb, 0), h: map[string]pool.Handle{}}
 	add := func(name string, key int64) {
 		t.Helper()
 		a, err := f.q.Add(key, name)

@@ -37,7 +37,6 @@ import (
 	"slices"
 	"unsafe"
 
-	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/internal/checked"
 	"github.com/gotimingwheel/timingwheel/internal/mutant"
 	"github.com/gotimingwheel/timingwheel/internal/pool"
@@ -133,7 +132,7 @@ type Queue[T any] struct {
 // queue made by New, Time equals Key; for one made by NewTimed, Key is
 // Time >> Shift().
 type Element[T any] struct {
-	Alarm alarm.Alarm
+	Alarm pool.Handle
 	Key   int64
 	Time  int64
 	Value T
@@ -249,9 +248,9 @@ func (q *Queue[T]) keyOf(r *pool.Record[T]) int64 { return r.Time >> q.shift }
 // allocates only to grow: the record pool, when more elements are live than
 // ever before, and a slot's vector, when the slot holds more elements than it
 // ever has (vectors keep their capacity, so a steady load allocates nothing).
-func (q *Queue[T]) Add(key int64, v T) (alarm.Alarm, error) {
+func (q *Queue[T]) Add(key int64, v T) (pool.Handle, error) {
 	if err := q.checkKey(key); err != nil {
-		return alarm.Alarm{}, err
+		return pool.Handle{}, err
 	}
 	a := q.add(key<<q.shift, key, v)
 	if checked.On {
@@ -262,9 +261,9 @@ func (q *Queue[T]) Add(key int64, v T) (alarm.Alarm, error) {
 
 // AddTime adds an element with time t, keyed by t >> Shift(). It fails with
 // ErrKeyOutOfRange unless t is in [0, MaxKey] and its key is allowed.
-func (q *Queue[T]) AddTime(t int64, v T) (alarm.Alarm, error) {
+func (q *Queue[T]) AddTime(t int64, v T) (pool.Handle, error) {
 	if err := q.checkTime(t); err != nil {
-		return alarm.Alarm{}, err
+		return pool.Handle{}, err
 	}
 	a := q.add(t, t>>q.shift, v)
 	if checked.On {
@@ -273,7 +272,7 @@ func (q *Queue[T]) AddTime(t int64, v T) (alarm.Alarm, error) {
 	return a, nil
 }
 
-func (q *Queue[T]) add(t, key int64, v T) alarm.Alarm {
+func (q *Queue[T]) add(t, key int64, v T) pool.Handle {
 	i := q.pool.Alloc(t, v, 0)
 	q.insert(i, key)
 	q.counts.Added++
@@ -347,7 +346,7 @@ func (q *Queue[T]) isDue(r *pool.Record[T], key int64) bool {
 
 // member returns the record index of a if a is in the queue (linked at a level
 // or due, not being fired).
-func (q *Queue[T]) member(a alarm.Alarm) (uint32, bool) {
+func (q *Queue[T]) member(a pool.Handle) (uint32, bool) {
 	i, ok := q.pool.Lookup(a)
 	if !ok || q.rec(i).State == pool.StateFiring {
 		return 0, false
@@ -355,20 +354,20 @@ func (q *Queue[T]) member(a alarm.Alarm) (uint32, bool) {
 	return i, true
 }
 
-func invalid(a alarm.Alarm) error {
+func invalid(a pool.Handle) error {
 	return fmt.Errorf("%w: %v", ErrInvalidAlarm, a)
 }
 
 // Mem reports whether a is in the queue. An element whose removal handler is
 // running is no longer in the queue. Cost: O(1).
-func (q *Queue[T]) Mem(a alarm.Alarm) bool {
+func (q *Queue[T]) Mem(a pool.Handle) bool {
 	_, ok := q.member(a)
 	return ok
 }
 
 // Remove removes a from the queue; a becomes invalid. It fails with
 // ErrInvalidAlarm if a is not in the queue. Cost: O(1).
-func (q *Queue[T]) Remove(a alarm.Alarm) error {
+func (q *Queue[T]) Remove(a pool.Handle) error {
 	i, ok := q.member(a)
 	if !ok {
 		return invalid(a)
@@ -385,7 +384,7 @@ func (q *Queue[T]) Remove(a alarm.Alarm) error {
 // Change gives a the key key, keeping its handle and value; a goes after every
 // other element with that key. Errors: ErrInvalidAlarm, then ErrKeyOutOfRange
 // as for Add. Cost: O(levels).
-func (q *Queue[T]) Change(a alarm.Alarm, key int64) error {
+func (q *Queue[T]) Change(a pool.Handle, key int64) error {
 	i, ok := q.member(a)
 	if !ok {
 		return invalid(a)
@@ -403,7 +402,7 @@ func (q *Queue[T]) Change(a alarm.Alarm, key int64) error {
 }
 
 // ChangeTime is Change for a time t, keyed by t >> Shift().
-func (q *Queue[T]) ChangeTime(a alarm.Alarm, t int64) error {
+func (q *Queue[T]) ChangeTime(a pool.Handle, t int64) error {
 	i, ok := q.member(a)
 	if !ok {
 		return invalid(a)
@@ -425,7 +424,7 @@ func (q *Queue[T]) ChangeTime(a alarm.Alarm, t int64) error {
 }
 
 // lookup accepts a member or an element whose removal handler is running.
-func (q *Queue[T]) lookup(a alarm.Alarm) (*pool.Record[T], error) {
+func (q *Queue[T]) lookup(a pool.Handle) (*pool.Record[T], error) {
 	i, ok := q.pool.Lookup(a)
 	if !ok {
 		return nil, invalid(a)
@@ -435,7 +434,7 @@ func (q *Queue[T]) lookup(a alarm.Alarm) (*pool.Record[T], error) {
 
 // Key returns a's key. Inside the handler that is removing a, Key still
 // answers. Error: ErrInvalidAlarm. Cost: O(1).
-func (q *Queue[T]) Key(a alarm.Alarm) (int64, error) {
+func (q *Queue[T]) Key(a pool.Handle) (int64, error) {
 	r, err := q.lookup(a)
 	if err != nil {
 		return 0, err
@@ -445,7 +444,7 @@ func (q *Queue[T]) Key(a alarm.Alarm) (int64, error) {
 
 // Time returns a's time (its key << Shift() unless added by AddTime or changed
 // by ChangeTime). Like Key, it answers inside a's removal handler.
-func (q *Queue[T]) Time(a alarm.Alarm) (int64, error) {
+func (q *Queue[T]) Time(a pool.Handle) (int64, error) {
 	r, err := q.lookup(a)
 	if err != nil {
 		return 0, err
@@ -454,7 +453,7 @@ func (q *Queue[T]) Time(a alarm.Alarm) (int64, error) {
 }
 
 // Value returns a's value. Like Key, it answers inside a's removal handler.
-func (q *Queue[T]) Value(a alarm.Alarm) (T, error) {
+func (q *Queue[T]) Value(a pool.Handle) (T, error) {
 	r, err := q.lookup(a)
 	if err != nil {
 		var zero T
@@ -564,10 +563,10 @@ func (q *Queue[T]) firstWithKey(k int64) uint32 {
 // MinElt returns the element IncreaseMinAllowedKey would remove first: the
 // smallest key, and among those the earliest added or changed. False when the
 // queue is empty. Cost: as MinKey, plus a walk of the slots holding that key.
-func (q *Queue[T]) MinElt() (alarm.Alarm, bool) {
+func (q *Queue[T]) MinElt() (pool.Handle, bool) {
 	k, ok := q.MinKey()
 	if !ok {
-		return alarm.Alarm{}, false
+		return pool.Handle{}, false
 	}
 	return q.pool.Handle(q.firstWithKey(k)), true
 }
@@ -931,8 +930,8 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) {
 
 // All returns an iterator over every element in the queue, each once, in no
 // promised order. The queue must not be changed during the iteration.
-func (q *Queue[T]) All() iter.Seq[alarm.Alarm] {
-	return func(yield func(alarm.Alarm) bool) {
+func (q *Queue[T]) All() iter.Seq[pool.Handle] {
+	return func(yield func(pool.Handle) bool) {
 		for _, i := range q.dueBuf[q.duePos:] {
 			if i != 0 && !yield(q.pool.Handle(i)) {
 				return

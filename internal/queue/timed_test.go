@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/internal/pool"
 	queue "github.com/gotimingwheel/timingwheel/internal/queue"
 )
 
@@ -65,7 +65,7 @@ func TestTimedAddKeepsTimeInRange(t *testing.T) {
 	}
 }
 
-func checkTimed(t *testing.T, q *queue.Queue[int], a alarm.Alarm, key int64) {
+func checkTimed(t *testing.T, q *queue.Queue[int], a pool.Handle, key int64) {
 	t.Helper()
 	tm, _ := q.Time(a)
 	k, _ := q.Key(a)
