@@ -1,23 +1,21 @@
 // Package proptest makes the guarantees of the timing wheel and its priority
-// queue checkable in any test suite: reference models, state machines that
-// compare an implementation with them call by call, and replayable traces.
+// queue checkable in any test suite. One engine drives both: it draws calls
+// from a weighted mix, runs each on the implementation and on a plain
+// reference model (its alarms or elements in a slice, read at a glance),
+// compares every observable and runs Invariant() after every call, and
+// records a trace that replays the run.
 //
-// Models: Model[T] has the methods, errors and fire order of
-// timingwheel.Wheel[T]; QueueModel[T] those of priorityqueue.Queue[T]. Both
-// keep their elements in a plain slice and are meant to be read at a glance.
-//
-// Checks: CheckWheel and CheckQueue are rapid state machines; after every
-// call they compare every observable with the model and run Invariant().
-// GopterProperties (and RunGopter) run the same machines on gopter's
-// commands package; CheckWheelBytes and CheckQueueBytes decode the calls
-// from a fuzz input. Options choose the configs or level bits, the operation
-// mix, the number of calls, and the structure under test (WithWheelFactory,
+// Front-ends: CheckWheel and CheckQueue run the engine on rapid, which
+// shrinks a failure to a short trace; GopterProperties and RunGopter run it on
+// gopter's commands package (WheelCommands and QueueCommands give the
+// commands alone); CheckWheelBytes and CheckQueueBytes decode the calls from
+// a fuzz input. Options choose the configs or level bits, the operation mix,
+// the number of calls, and the structure under test (WithWheelFactory,
 // WithQueueFactory: check a wrapper of your own).
 //
-// Replay: every failure prints a trace in a small text format (WheelTrace,
-// QueueTrace) inside a Go snippet that replays it deterministically;
-// WithFailureFile also writes it to a file, which ReplayWheel and ReplayQueue
-// run, for example as a regression test under testdata/.
+// Replay: every failure prints its trace inside a Go snippet that replays it
+// deterministically (ReplayText); WithFailureFile also writes it to a file,
+// which Replay runs, for example as a regression test under testdata/.
 //
 // In your own CI:
 //
@@ -27,6 +25,7 @@
 //	func FuzzWheel(f *testing.F) {
 //		f.Fuzz(func(t *testing.T, b []byte) { proptest.CheckWheelBytes(t, b) })
 //	}
+//	func TestRegressions(t *testing.T) { proptest.Replay(t, "testdata/late-alarm.trace") }
 //
 // then go test ./... -rapid.checks=1000 for a longer run, and
 // go test -fuzz=FuzzWheel -fuzztime=30s.

@@ -2,7 +2,6 @@ package proptest
 
 import (
 	"fmt"
-	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,13 +9,13 @@ import (
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/commands"
 	"github.com/leanovate/gopter/gen"
+
+	"github.com/gotimingwheel/timingwheel/proptest/internal/harness"
 )
 
 // RunGopter runs GopterProperties(opts...) and fails t if a property fails.
 // It reports through a reporter that does not wrap lines, so the replay
-// snippet in a failure's label can be pasted as it is:
-//
-//	func TestGopter(t *testing.T) { proptest.RunGopter(t) }
+// snippet in a failure's label can be pasted as it is.
 func RunGopter(t *testing.T, opts ...Option) {
 	t.Helper()
 	var out strings.Builder
@@ -31,30 +30,23 @@ func RunGopter(t *testing.T, opts ...Option) {
 // on gopter's commands package: properties "wheel matches the model" and
 // "queue matches the model". Gopter draws the calls, runs them on a fresh
 // structure and its model, and shrinks a failing sequence by dropping calls;
-// the failure's label holds the difference and a snippet that replays it
-// (ReplayWheelText, ReplayQueueText). Run them in a test of your own with
-// RunGopter, or with gopter's own runner (whose console reporter wraps long
-// lines at 80 columns):
+// the failure's label holds the difference and a snippet that replays it.
+// Run them with RunGopter, or with gopter's own runner (whose console
+// reporter wraps long lines at 80 columns): GopterProperties().TestingRun(t).
 //
-//	func TestGopter(t *testing.T) {
-//		proptest.GopterProperties().TestingRun(t)
-//	}
-//
-// Options: WithGopterRuns (default 100 sequences, growing to 60 calls), WithConfigs,
-// WithLevelBits, WithOpWeights, WithQueueOpWeights, WithoutPanics, WithWheelFactory,
-// WithQueueFactory. WheelCommands and QueueCommands give the commands alone,
-// to build properties of your own.
+// Options: WithGopterRuns (default 100 sequences, growing to 60 calls), and
+// those of CheckWheel and CheckQueue but WithFailureFile.
 func GopterProperties(opts ...Option) *gopter.Properties {
 	o := buildOptions(opts)
 	params := gopter.DefaultTestParameters()
 	params.MinSuccessfulTests = 100
-	if o.gopterTests > 0 {
-		params.MinSuccessfulTests = o.gopterTests
+	if o.gopterRuns > 0 {
+		params.MinSuccessfulTests = o.gopterRuns
 	}
 	params.MaxSize = 60
 	switch {
-	case o.gopterSize > 0:
-		params.MaxSize = o.gopterSize
+	case o.gopterCalls > 0:
+		params.MaxSize = o.gopterCalls
 	case o.steps > 0:
 		params.MaxSize = o.steps
 	}
@@ -64,136 +56,22 @@ func GopterProperties(opts ...Option) *gopter.Properties {
 	return props
 }
 
-// WheelCommands returns CheckWheel's state machine as gopter commands. The
-// system under test is a wheel paired with its Model; every command runs one
-// call on both and compares them as CheckWheel does. It panics when
-// WithOpWeights names an unknown operation.
-func WheelCommands(opts ...Option) *commands.ProtoCommands {
-	o := buildOptions(opts)
-	weights, err := opWeights(wheelOpList(), wheelDefaultWeights(), o.weights, "WithOpWeights")
-	if err != nil {
-		panic(err)
-	}
-	return gopterCommands(func(src source) (machine, error) {
-		var m wheelMachine
-		m.o, m.weights = o, weights
-		cfg, err := randomConfig(src)
-		if len(o.configs) > 0 {
-			cfg, err = o.configs[src.intn("config", len(o.configs))], nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		m.h, err = newWheelHarness(cfg, genStart(src), o.wheelFactory)
-		return &m, err
-	})
-}
+// WheelCommands returns CheckWheel's state machine as gopter commands, to
+// build properties of your own: the system under test is a wheel paired
+// with its model, and every command runs one call on both and compares them.
+// It panics when WithOpWeights names an unknown operation.
+func WheelCommands(opts ...Option) *commands.ProtoCommands { return gopterCommands(true, opts) }
 
 // QueueCommands returns CheckQueue's state machine as gopter commands.
-func QueueCommands(opts ...Option) *commands.ProtoCommands {
-	o := buildOptions(opts)
-	weights, err := opWeights(queueOpList(), queueDefaultWeights(), o.queueWeights, "WithQueueOpWeights")
-	if err != nil {
-		panic(err)
-	}
-	return gopterCommands(func(src source) (machine, error) {
-		h, err := o.newQueueHarness(src)
-		return &queueMachine{h: h, o: o, weights: weights}, err
-	})
-}
-
-// machine is a harness seen by the gopter glue.
-type machine interface {
-	gen(src source) fmt.Stringer
-	step(op fmt.Stringer) error
-	// replay returns a new harness with the same header and calls.
-	replay() (machine, error)
-	// fresh returns a new harness with the same header and no calls.
-	fresh() (machine, error)
-	report(err error) string
-	String() string
-}
-
-type wheelMachine struct {
-	h       *wheelHarness
-	o       *options
-	weights []int
-}
-
-func (m *wheelMachine) gen(src source) fmt.Stringer { return m.h.genOp(src, m.weights, m.o.noPanic) }
-func (m *wheelMachine) step(op fmt.Stringer) error  { return m.h.step(op.(WheelOp)) }
-func (m *wheelMachine) report(err error) string     { return m.o.wheelFailure(err, m.h, m.h.cfg) }
-func (m *wheelMachine) String() string              { return m.h.trace.String() }
-
-func (m *wheelMachine) fresh() (machine, error) {
-	tr := m.h.trace
-	tr.Ops = nil
-	h, err := newWheelHarnessFromTrace(tr, m.o.wheelFactory)
-	return &wheelMachine{h: h, o: m.o, weights: m.weights}, err
-}
-
-func (m *wheelMachine) replay() (machine, error) {
-	c, err := m.fresh()
-	if err != nil {
-		return c, err
-	}
-	for _, op := range m.h.trace.Ops {
-		_ = c.step(op) // a difference here shows again when the command runs
-	}
-	return c, nil
-}
-
-type queueMachine struct {
-	h       *queueHarness
-	o       *options
-	weights []int
-}
-
-func (m *queueMachine) gen(src source) fmt.Stringer { return m.h.genOp(src, m.weights, m.o.noPanic) }
-func (m *queueMachine) step(op fmt.Stringer) error  { return m.h.step(op.(QueueOp)) }
-func (m *queueMachine) report(err error) string     { return m.o.queueFailure(err, m.h) }
-func (m *queueMachine) String() string              { return m.h.trace.String() }
-
-func (m *queueMachine) fresh() (machine, error) {
-	tr := m.h.trace
-	lb, err := tr.LevelBits()
-	if err != nil {
-		return nil, err
-	}
-	h, err := newQueueHarness(lb, tr.Capacity, m.o.queueFactory)
-	return &queueMachine{h: h, o: m.o, weights: m.weights}, err
-}
-
-func (m *queueMachine) replay() (machine, error) {
-	c, err := m.fresh()
-	if err != nil {
-		return c, err
-	}
-	for _, op := range m.h.trace.Ops {
-		_ = c.step(op)
-	}
-	return c, nil
-}
-
-// randSource draws choices from gopter's random generator.
-type randSource struct{ r *rand.Rand }
-
-func (s randSource) intn(_ string, n int) int { return s.r.Intn(n) }
-
-func (s randSource) int64Range(_ string, lo, hi int64) int64 {
-	span := uint64(hi - lo)
-	if span == ^uint64(0) {
-		return lo + int64(s.r.Uint64())
-	}
-	return lo + int64(s.r.Uint64()%(span+1))
-}
+func QueueCommands(opts ...Option) *commands.ProtoCommands { return gopterCommands(false, opts) }
 
 // gopterState is the model state gopter generates commands from: a harness
 // that has run the calls so far. NextState advances it in place, which is
 // safe because gopter walks each sequence once from a fresh initial state; a
-// state used a second time is rebuilt from its trace.
+// state used a second time is rebuilt from its calls.
 type gopterState struct {
-	m    machine
+	h    *harness.Harness
+	ops  []harness.Op
 	used bool
 	err  error // the harness could not be built
 }
@@ -202,26 +80,26 @@ func (s *gopterState) String() string {
 	if s.err != nil {
 		return s.err.Error()
 	}
-	return s.m.String()
+	return s.h.Trace()
 }
 
-// gopterResult is what a command saw: nil, or the first difference with its
-// report.
-type gopterResult struct {
-	err    error
-	report string
+// gopterResult is what a command saw: "" or the failure's report.
+type gopterResult string
+
+type gopterCmd struct {
+	op     harness.Op
+	format func(harness.Op) string
+	o      *options
 }
 
-type gopterCmd struct{ op fmt.Stringer }
-
-func (c gopterCmd) String() string { return c.op.String() }
+func (c gopterCmd) String() string { return c.format(c.op) }
 
 func (c gopterCmd) Run(sut commands.SystemUnderTest) commands.Result {
-	m := sut.(machine)
-	if err := m.step(c.op); err != nil {
-		return gopterResult{err: err, report: m.report(err)}
+	h := sut.(*harness.Harness)
+	if err := h.Step(c.op); err != nil {
+		return gopterResult(c.o.failure(err, h))
 	}
-	return gopterResult{}
+	return gopterResult("")
 }
 
 func (c gopterCmd) NextState(state commands.State) commands.State {
@@ -229,49 +107,57 @@ func (c gopterCmd) NextState(state commands.State) commands.State {
 	if s.err != nil {
 		return s
 	}
-	m := s.m
+	h := s.h
 	if s.used {
 		var err error
-		if m, err = s.m.replay(); err != nil {
+		if h, err = s.h.Restart(); err != nil {
 			return &gopterState{err: err}
+		}
+		for _, op := range s.ops {
+			_ = h.Step(op) // a difference here shows again when the command runs
 		}
 	}
 	s.used = true
-	_ = m.step(c.op) // the system under test reports differences
-	return &gopterState{m: m}
+	_ = h.Step(c.op) // the system under test reports differences
+	return &gopterState{h: h, ops: append(s.ops[:len(s.ops):len(s.ops)], c.op)}
 }
 
 func (gopterCmd) PreCondition(commands.State) bool { return true }
 
 func (gopterCmd) PostCondition(_ commands.State, result commands.Result) *gopter.PropResult {
-	r := result.(gopterResult)
-	if r.err != nil {
-		return &gopter.PropResult{Status: gopter.PropFalse, Labels: []string{r.report}}
+	if r := result.(gopterResult); r != "" {
+		return &gopter.PropResult{Status: gopter.PropFalse, Labels: []string{string(r)}}
 	}
 	return &gopter.PropResult{Status: gopter.PropTrue}
 }
 
-func gopterCommands(newMachine func(source) (machine, error)) *commands.ProtoCommands {
+func gopterCommands(wheel bool, opts []Option) *commands.ProtoCommands {
+	o := buildOptions(opts)
+	s, err := o.structure(wheel)
+	if err != nil {
+		panic(err)
+	}
 	return &commands.ProtoCommands{
 		InitialStateGen: func(params *gopter.GenParameters) *gopter.GenResult {
-			m, err := newMachine(randSource{params.Rng})
-			return gopter.NewGenResult(&gopterState{m: m, err: err}, gopter.NoShrinker)
+			h, err := s.draw(harness.RandSource{R: params.Rng})
+			return gopter.NewGenResult(&gopterState{h: h, err: err}, gopter.NoShrinker)
 		},
 		InitialPreConditionFunc: func(state commands.State) bool { return state.(*gopterState).err == nil },
 		NewSystemUnderTestFunc: func(initial commands.State) commands.SystemUnderTest {
-			m, err := initial.(*gopterState).m.fresh()
+			h, err := initial.(*gopterState).h.Restart()
 			if err != nil {
 				panic(fmt.Sprintf("proptest: %v", err)) // built once already for the state
 			}
-			return m
+			return h
 		},
 		GenCommandFunc: func(state commands.State) gopter.Gen {
-			s := state.(*gopterState)
-			if s.err != nil {
+			st := state.(*gopterState)
+			if st.err != nil {
 				return gen.Fail(reflect.TypeOf((*commands.Command)(nil)).Elem())
 			}
 			return func(params *gopter.GenParameters) *gopter.GenResult {
-				return gopter.NewGenResult(commands.Command(gopterCmd{s.m.gen(randSource{params.Rng})}), gopter.NoShrinker)
+				op := st.h.Gen(harness.RandSource{R: params.Rng}, s.weights, o.noPanic)
+				return gopter.NewGenResult(commands.Command(gopterCmd{op, st.h.Kind().Format, o}), gopter.NoShrinker)
 			}
 		},
 	}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/gotimingwheel/timingwheel/proptest/internal/harness"
 )
 
 // The fuzz seed corpora of priorityqueue (FuzzQueue) and timingwheel
@@ -31,7 +33,7 @@ type pick struct {
 // from which byteSource decodes the same answers.
 type scriptSource struct {
 	script  []pick
-	ops     []string // operation names, for "op"
+	kind    *harness.Kind // operation names, for "op"
 	weights []int
 	out     []byte
 }
@@ -58,11 +60,11 @@ func (s *scriptSource) emit(span, x uint64) {
 	}
 }
 
-func (s *scriptSource) intn(label string, n int) int {
+func (s *scriptSource) Intn(label string, n int) int {
 	v := 0
 	if c, ok := s.take(label); ok {
 		if name, isName := c.(string); isName {
-			i := slices.Index(s.ops, name)
+			i := slices.Index(s.kind.Names(), name)
 			if i < 0 {
 				panic("scenario: unknown operation " + name)
 			}
@@ -80,7 +82,7 @@ func (s *scriptSource) intn(label string, n int) int {
 	return v
 }
 
-func (s *scriptSource) int64Range(label string, lo, hi int64) int64 {
+func (s *scriptSource) Int64Range(label string, lo, hi int64) int64 {
 	v := lo
 	if c, ok := s.take(label); ok {
 		v = lo + int64(c.(int))
@@ -111,173 +113,162 @@ var wheelScenarios = map[string][]pick{
 	// interval; a jump to MaxTime; an alarm at MaxTime that only
 	// FirePastAlarms fires.
 	"tiny-edges": scenario([]pick{{"overflow", 1}},
-		op(OpAdd, pick{"atKind", 2}), op(OpAdd, pick{"atKind", 3}), op(OpAdd, pick{"atKind", 0}),
-		op(OpAddAtIntervalNum, pick{"intervalFar", 0}, pick{"intervalEdge", 2}),
-		op(OpAdvanceClock, pick{"toKind", 0}, pick{"scripted", 1}),
-		op(OpAdvanceClock, pick{"toKind", 3}, pick{"scripted", 1}),
-		op(OpAdd, pick{"atKind", 2}),
-		op(OpFirePastAlarms, pick{"scripted", 1})),
+		op("Add", pick{"atKind", 2}), op("Add", pick{"atKind", 3}), op("Add", pick{"atKind", 0}),
+		op("AddAtIntervalNum", pick{"intervalFar", 0}, pick{"intervalEdge", 2}),
+		op("AdvanceClock", pick{"toKind", 0}, pick{"scripted", 1}),
+		op("AdvanceClock", pick{"toKind", 3}, pick{"scripted", 1}),
+		op("Add", pick{"atKind", 2}),
+		op("FirePastAlarms", pick{"scripted", 1})),
 	// Level bits [1 1]: a handler panics in the middle of an advance; the
 	// rest fire first on the next FirePastAlarms and stop-at-next step.
 	"panic-then-fire": scenario([]pick{{"levelbits", 2}, {"overflow", 1}},
-		op(OpAdd, pick{"atKind", 5}, pick{"atNear", 1}), op(OpAdd, pick{"atKind", 5}, pick{"atNear", 1}),
-		op(OpAdd, pick{"atKind", 5}, pick{"atNear", 2}), op(OpAdd, pick{"atKind", 5}, pick{"atNear", 3}),
-		op(OpAdvanceClock, append([]pick{{"toKind", 1}, {"toSmall", 3}}, panicHandler...)...),
-		op(OpFirePastAlarms, pick{"scripted", 0}, pick{"scriptAt", 0}, pick{"scriptAction", 0}),
-		op(OpAdvanceClockStopAtNextAlarm, pick{"toKind", 3}, pick{"scripted", 1})),
+		op("Add", pick{"atKind", 5}, pick{"atNear", 1}), op("Add", pick{"atKind", 5}, pick{"atNear", 1}),
+		op("Add", pick{"atKind", 5}, pick{"atNear", 2}), op("Add", pick{"atKind", 5}, pick{"atNear", 3}),
+		op("AdvanceClock", append([]pick{{"toKind", 1}, {"toSmall", 3}}, panicHandler...)...),
+		op("FirePastAlarms", pick{"scripted", 0}, pick{"scriptAt", 0}, pick{"scriptAction", 0}),
+		op("AdvanceClockStopAtNextAlarm", pick{"toKind", 3}, pick{"scripted", 1})),
 	// Precision 2^10 ns, level bits [1 1] with overflow levels: alarms far
 	// beyond the levels, limited advances, a big jump.
 	"overflow-far": scenario([]pick{{"precision", 6}, {"levelbits", 2}, {"overflow", 0}, {"startKind", 2}, {"start", 123456789}},
-		op(OpAdd, pick{"atKind", 4}, pick{"atAnywhere", 1 << 40}), op(OpAdd, pick{"atKind", 4}, pick{"atAnywhere", 1 << 20}),
-		op(OpAdd, pick{"atKind", 5}, pick{"atNear", 3000}), op(OpAdd, pick{"atKind", 2}),
-		op(OpAdvanceClockLimit, pick{"toKind", 2}, pick{"toJump", 1 << 41}, pick{"limit", 1}, pick{"scripted", 1}),
-		op(OpAdvanceClockLimit, pick{"toKind", 2}, pick{"toJump", 1 << 41}, pick{"limit", 2}, pick{"scripted", 1}),
-		op(OpAdvanceClock, pick{"toKind", 3}, pick{"scripted", 1})),
+		op("Add", pick{"atKind", 4}, pick{"atAnywhere", 1 << 40}), op("Add", pick{"atKind", 4}, pick{"atAnywhere", 1 << 20}),
+		op("Add", pick{"atKind", 5}, pick{"atNear", 3000}), op("Add", pick{"atKind", 2}),
+		op("AdvanceClockLimit", pick{"toKind", 2}, pick{"toJump", 1 << 41}, pick{"limit", 1}, pick{"scripted", 1}),
+		op("AdvanceClockLimit", pick{"toKind", 2}, pick{"toJump", 1 << 41}, pick{"limit", 2}, pick{"scripted", 1}),
+		op("AdvanceClock", pick{"toKind", 3}, pick{"scripted", 1})),
 	// The default level bits: handlers that reschedule and remove other
 	// alarms, Shrink, a nil handler, Clear.
 	"default-handlers": scenario([]pick{{"levelbits", 6}, {"overflow", 1}, {"startKind", 2}, {"start", 1 << 30}},
-		op(OpAdd, pick{"atKind", 5}, pick{"atNear", 5}), op(OpAdd, pick{"atKind", 5}, pick{"atNear", 5}),
-		op(OpAdd, pick{"atKind", 5}, pick{"atNear", 9}), op(OpAdd, pick{"atKind", 5}, pick{"atNear", 16}),
-		op(OpReschedule, pick{"reschedLive", 1}, pick{"resched", 0}, pick{"reschedAtKind", 5}, pick{"reschedAtNear", 9}),
-		op(OpAdvanceClock, pick{"toKind", 6}, pick{"toMedium", 7}, pick{"scripted", 0}, pick{"scriptAt", 0},
+		op("Add", pick{"atKind", 5}, pick{"atNear", 5}), op("Add", pick{"atKind", 5}, pick{"atNear", 5}),
+		op("Add", pick{"atKind", 5}, pick{"atNear", 9}), op("Add", pick{"atKind", 5}, pick{"atNear", 16}),
+		op("Reschedule", pick{"reschedLive", 1}, pick{"resched", 0}, pick{"reschedAtKind", 5}, pick{"reschedAtNear", 9}),
+		op("AdvanceClock", pick{"toKind", 6}, pick{"toMedium", 7}, pick{"scripted", 0}, pick{"scriptAt", 0},
 			pick{"scriptAction", 2}, pick{"scriptOffset", 2}, pick{"scriptTargetLive", 1}, pick{"scriptTarget", 1}),
-		op(OpShrink),
-		op(OpAdvanceClock, pick{"toKind", 6}, pick{"toMedium", 5}, pick{"scripted", 0}, pick{"scriptAt", 0},
+		op("Shrink"),
+		op("AdvanceClock", pick{"toKind", 6}, pick{"toMedium", 5}, pick{"scripted", 0}, pick{"scriptAt", 0},
 			pick{"scriptAction", 1}, pick{"scriptTargetLive", 1}, pick{"scriptTarget", 0}),
-		op(OpAdd, pick{"atKind", 5}, pick{"atNear", 4}),
-		op(OpAdvanceClock, pick{"toKind", 6}, pick{"toMedium", 64}, pick{"scripted", 0}, pick{"scriptAction", 4}),
-		op(OpAdd, pick{"atKind", 5}, pick{"atNear", 4}),
-		op(OpClear)),
+		op("Add", pick{"atKind", 5}, pick{"atNear", 4}),
+		op("AdvanceClock", pick{"toKind", 6}, pick{"toMedium", 64}, pick{"scripted", 0}, pick{"scriptAction", 4}),
+		op("Add", pick{"atKind", 5}, pick{"atNear", 4}),
+		op("Clear")),
 	// The discrete-event loop: alarms at one instant and at later ones, then
 	// stop-at-next steps to MaxTime, one instant each.
 	"stop-at-next": scenario([]pick{{"levelbits", 3}, {"overflow", 1}},
-		op(OpAdd, pick{"atKind", 5}, pick{"atNear", 2}), op(OpAdd, pick{"atKind", 5}, pick{"atNear", 2}),
-		op(OpAdd, pick{"atKind", 5}, pick{"atNear", 5}), op(OpAdd, pick{"atKind", 5}, pick{"atNear", 0}),
-		op(OpAdvanceClockStopAtNextAlarm, pick{"toKind", 3}, pick{"scripted", 1}),
-		op(OpAdvanceClockStopAtNextAlarm, pick{"toKind", 3}, pick{"scripted", 0}, pick{"scriptAt", 0},
+		op("Add", pick{"atKind", 5}, pick{"atNear", 2}), op("Add", pick{"atKind", 5}, pick{"atNear", 2}),
+		op("Add", pick{"atKind", 5}, pick{"atNear", 5}), op("Add", pick{"atKind", 5}, pick{"atNear", 0}),
+		op("AdvanceClockStopAtNextAlarm", pick{"toKind", 3}, pick{"scripted", 1}),
+		op("AdvanceClockStopAtNextAlarm", pick{"toKind", 3}, pick{"scripted", 0}, pick{"scriptAt", 0},
 			pick{"scriptAction", 0}, pick{"scriptOffset", 0}),
-		op(OpAdvanceClockStopAtNextAlarm, pick{"toKind", 3}, pick{"scripted", 1}),
-		op(OpAdvanceClockStopAtNextAlarm, pick{"toKind", 3}, pick{"scripted", 1}),
-		op(OpAdvanceClockStopAtNextAlarm, pick{"toKind", 3}, pick{"scripted", 1})),
+		op("AdvanceClockStopAtNextAlarm", pick{"toKind", 3}, pick{"scripted", 1}),
+		op("AdvanceClockStopAtNextAlarm", pick{"toKind", 3}, pick{"scripted", 1}),
+		op("AdvanceClockStopAtNextAlarm", pick{"toKind", 3}, pick{"scripted", 1})),
 	// Level bits [2 1] with overflow: two alarms of one interval added at
 	// different times sit on different levels; a cascade must keep the older
 	// one ahead (the cascade-lowest-level mutant breaks it).
 	"cascade-order": scenario([]pick{{"levelbits", 3}, {"overflow", 0}},
-		op(OpAdvanceClock, pick{"toKind", 6}, pick{"toMedium", 7}, pick{"scripted", 1}),
-		op(OpAdd, pick{"atKind", 5}, pick{"atNear", 9}),
-		op(OpAdvanceClock, pick{"toKind", 1}, pick{"toSmall", 2}, pick{"scripted", 1}),
-		op(OpAdd, pick{"atKind", 5}, pick{"atNear", 7}),
-		op(OpAdd, pick{"atKind", 5}, pick{"atNear", 4}),
-		op(OpAdvanceClock, pick{"toKind", 3}, pick{"scripted", 1})),
+		op("AdvanceClock", pick{"toKind", 6}, pick{"toMedium", 7}, pick{"scripted", 1}),
+		op("Add", pick{"atKind", 5}, pick{"atNear", 9}),
+		op("AdvanceClock", pick{"toKind", 1}, pick{"toSmall", 2}, pick{"scripted", 1}),
+		op("Add", pick{"atKind", 5}, pick{"atNear", 7}),
+		op("Add", pick{"atKind", 5}, pick{"atNear", 4}),
+		op("AdvanceClock", pick{"toKind", 3}, pick{"scripted", 1})),
 }
 
 var queueScenarios = map[string][]pick{
 	// Level bits [1]: keys at both ends of the allowed range and just outside
 	// it, an increase to the top of the key space, one past it.
 	"tiny-edges": scenario(nil,
-		op(QueueOpAdd, pick{"keyKind", 1}), op(QueueOpAdd, pick{"keyKind", 2}), op(QueueOpAdd, pick{"keyKind", 3}),
-		op(QueueOpAdd, pick{"keyKind", 0}), op(QueueOpMinElt),
-		op(QueueOpIncrease, pick{"incKind", 3}, pick{"scripted", 1}),
-		op(QueueOpAdd, pick{"keyKind", 1}), op(QueueOpAdd, pick{"keyKind", 2}),
-		op(QueueOpIncrease, pick{"incKind", 6}, pick{"pastTop", 0}, pick{"scripted", 1})),
+		op("Add", pick{"keyKind", 1}), op("Add", pick{"keyKind", 2}), op("Add", pick{"keyKind", 3}),
+		op("Add", pick{"keyKind", 0}), op("MinElt"),
+		op("IncreaseMinAllowedKey", pick{"incKind", 3}, pick{"scripted", 1}),
+		op("Add", pick{"keyKind", 1}), op("Add", pick{"keyKind", 2}),
+		op("IncreaseMinAllowedKey", pick{"incKind", 6}, pick{"pastTop", 0}, pick{"scripted", 1})),
 	// Level bits [1 1 1]: one key added at different minimums sits on
 	// different levels and must still leave in the order it came.
 	"same-key-levels": scenario([]pick{{"lbchoice", 5}},
-		op(QueueOpAdd, pick{"keyKind", 4}, pick{"keyNear", 9}),
-		op(QueueOpIncrease, pick{"incKind", 1}, pick{"small", 4}, pick{"scripted", 1}),
-		op(QueueOpAdd, pick{"keyKind", 6}),
-		op(QueueOpIncrease, pick{"incKind", 0}, pick{"scripted", 1}),
-		op(QueueOpAdd, pick{"keyKind", 6}),
-		op(QueueOpChange, pick{"changeLive", 1}, pick{"change", 0}, pick{"ckeyKind", 6}, pick{"ckeyInUse", 1}),
-		op(QueueOpIncrease, pick{"incKind", 7}, pick{"nearMin", 1}, pick{"scripted", 1})),
+		op("Add", pick{"keyKind", 4}, pick{"keyNear", 9}),
+		op("IncreaseMinAllowedKey", pick{"incKind", 1}, pick{"small", 4}, pick{"scripted", 1}),
+		op("Add", pick{"keyKind", 6}),
+		op("IncreaseMinAllowedKey", pick{"incKind", 0}, pick{"scripted", 1}),
+		op("Add", pick{"keyKind", 6}),
+		op("Change", pick{"changeLive", 1}, pick{"change", 0}, pick{"ckeyKind", 6}, pick{"ckeyInUse", 1}),
+		op("IncreaseMinAllowedKey", pick{"incKind", 7}, pick{"nearMin", 1}, pick{"scripted", 1})),
 	// Level bits [2 2]: a removal handler panics; the next increase, even
 	// backwards, removes the rest first.
 	"handler-panic": scenario([]pick{{"lbchoice", 2}, {"cap", 2}},
-		op(QueueOpAdd, pick{"keyKind", 4}, pick{"keyNear", 1}), op(QueueOpAdd, pick{"keyKind", 4}, pick{"keyNear", 3}),
-		op(QueueOpAdd, pick{"keyKind", 7}, pick{"key", 12}), op(QueueOpAdd, pick{"keyKind", 4}, pick{"keyNear", 3}),
-		op(QueueOpIncrease, pick{"incKind", 1}, pick{"small", 8}, pick{"scripted", 0}, pick{"scriptAt", 1}, pick{"scriptAction", 3}),
-		op(QueueOpAdd, pick{"keyKind", 0}),
-		op(QueueOpIncrease, pick{"incKind", 4}, pick{"back", 2}, pick{"scripted", 1}),
-		op(QueueOpIncrease, pick{"incKind", 2}, pick{"big", 1 << 20}, pick{"scripted", 1})),
+		op("Add", pick{"keyKind", 4}, pick{"keyNear", 1}), op("Add", pick{"keyKind", 4}, pick{"keyNear", 3}),
+		op("Add", pick{"keyKind", 7}, pick{"key", 12}), op("Add", pick{"keyKind", 4}, pick{"keyNear", 3}),
+		op("IncreaseMinAllowedKey", pick{"incKind", 1}, pick{"small", 8}, pick{"scripted", 0}, pick{"scriptAt", 1}, pick{"scriptAction", 3}),
+		op("Add", pick{"keyKind", 0}),
+		op("IncreaseMinAllowedKey", pick{"incKind", 4}, pick{"back", 2}, pick{"scripted", 1}),
+		op("IncreaseMinAllowedKey", pick{"incKind", 2}, pick{"big", 1 << 20}, pick{"scripted", 1})),
 	// The default level bits: big and huge jumps, Change, Remove of live and
 	// dead handles, Shrink, Clear.
 	"default-jumps": scenario([]pick{{"lbchoice", 4}, {"cap", 8}},
-		op(QueueOpAdd, pick{"keyKind", 7}, pick{"key", 5000}), op(QueueOpAdd, pick{"keyKind", 7}, pick{"key", 900000}),
-		op(QueueOpAdd, pick{"keyKind", 1}), op(QueueOpAdd, pick{"keyKind", 4}, pick{"keyNear", 12}),
-		op(QueueOpChange, pick{"changeLive", 1}, pick{"change", 0}, pick{"ckeyKind", 7}, pick{"ckey", 4096}),
-		op(QueueOpRemove, pick{"removeLive", 1}, pick{"remove", 2}),
-		op(QueueOpIncrease, pick{"incKind", 2}, pick{"big", 3000}, pick{"scripted", 1}),
-		op(QueueOpRemove, pick{"removeLive", 0}, pick{"removeDead", 1}),
-		op(QueueOpShrink),
-		op(QueueOpIncrease, pick{"incKind", 5}, pick{"huge", 1 << 40}, pick{"scripted", 1}),
-		op(QueueOpAdd, pick{"keyKind", 1}), op(QueueOpClear), op(QueueOpMinElt)),
+		op("Add", pick{"keyKind", 7}, pick{"key", 5000}), op("Add", pick{"keyKind", 7}, pick{"key", 900000}),
+		op("Add", pick{"keyKind", 1}), op("Add", pick{"keyKind", 4}, pick{"keyNear", 12}),
+		op("Change", pick{"changeLive", 1}, pick{"change", 0}, pick{"ckeyKind", 7}, pick{"ckey", 4096}),
+		op("Remove", pick{"removeLive", 1}, pick{"remove", 2}),
+		op("IncreaseMinAllowedKey", pick{"incKind", 2}, pick{"big", 3000}, pick{"scripted", 1}),
+		op("Remove", pick{"removeLive", 0}, pick{"removeDead", 1}),
+		op("Shrink"),
+		op("IncreaseMinAllowedKey", pick{"incKind", 5}, pick{"huge", 1 << 40}, pick{"scripted", 1}),
+		op("Add", pick{"keyKind", 1}), op("Clear"), op("MinElt")),
 	// Level bits [3 1]: removal handlers that add at the new minimum and
 	// change another element's key, and a nil handler.
 	"handler-add-change": scenario([]pick{{"lbchoice", 3}},
-		op(QueueOpAdd, pick{"keyKind", 4}, pick{"keyNear", 2}), op(QueueOpAdd, pick{"keyKind", 4}, pick{"keyNear", 3}),
-		op(QueueOpAdd, pick{"keyKind", 4}, pick{"keyNear", 10}), op(QueueOpAdd, pick{"keyKind", 1}),
-		op(QueueOpIncrease, pick{"incKind", 1}, pick{"small", 3}, pick{"scripted", 0}, pick{"scriptAt", 0},
+		op("Add", pick{"keyKind", 4}, pick{"keyNear", 2}), op("Add", pick{"keyKind", 4}, pick{"keyNear", 3}),
+		op("Add", pick{"keyKind", 4}, pick{"keyNear", 10}), op("Add", pick{"keyKind", 1}),
+		op("IncreaseMinAllowedKey", pick{"incKind", 1}, pick{"small", 3}, pick{"scripted", 0}, pick{"scriptAt", 0},
 			pick{"scriptAction", 0}, pick{"scriptOffset", 1}),
-		op(QueueOpIncrease, pick{"incKind", 1}, pick{"small", 4}, pick{"scripted", 0}, pick{"scriptAt", 0},
+		op("IncreaseMinAllowedKey", pick{"incKind", 1}, pick{"small", 4}, pick{"scripted", 0}, pick{"scriptAt", 0},
 			pick{"scriptAction", 2}, pick{"scriptOffset", 9}, pick{"scriptTargetLive", 1}, pick{"scriptTarget", 1}),
-		op(QueueOpIncrease, pick{"incKind", 2}, pick{"big", 30}, pick{"scripted", 0}, pick{"scriptAction", 4})),
+		op("IncreaseMinAllowedKey", pick{"incKind", 2}, pick{"big", 30}, pick{"scripted", 0}, pick{"scriptAction", 4})),
 	// Level bits [1 1]: handles from before a Clear must stay rejected after
 	// new elements reuse their records.
 	"clear-then-stale": scenario([]pick{{"lbchoice", 1}},
-		op(QueueOpAdd, pick{"keyKind", 0}), op(QueueOpAdd, pick{"keyKind", 1}),
-		op(QueueOpClear),
-		op(QueueOpAdd, pick{"keyKind", 0}), op(QueueOpAdd, pick{"keyKind", 1}),
-		op(QueueOpRemove, pick{"removeLive", 0}, pick{"removeDead", 1}, pick{"removeDeadPick", 0}),
-		op(QueueOpChange, pick{"changeLive", 0}, pick{"changeDead", 1}, pick{"changeDeadPick", 1}, pick{"ckeyKind", 0})),
+		op("Add", pick{"keyKind", 0}), op("Add", pick{"keyKind", 1}),
+		op("Clear"),
+		op("Add", pick{"keyKind", 0}), op("Add", pick{"keyKind", 1}),
+		op("Remove", pick{"removeLive", 0}, pick{"removeDead", 1}, pick{"removeDeadPick", 0}),
+		op("Change", pick{"changeLive", 0}, pick{"changeDead", 1}, pick{"changeDeadPick", 1}, pick{"ckeyKind", 0})),
 	// Level bits [2 2] with room for 4: Shrink moves the records of the
 	// elements that stay; their handles must still work.
 	"shrink-moves": scenario([]pick{{"lbchoice", 2}, {"cap", 4}},
-		op(QueueOpAdd, pick{"keyKind", 4}, pick{"keyNear", 1}), op(QueueOpAdd, pick{"keyKind", 4}, pick{"keyNear", 2}),
-		op(QueueOpAdd, pick{"keyKind", 4}, pick{"keyNear", 3}), op(QueueOpAdd, pick{"keyKind", 4}, pick{"keyNear", 4}),
-		op(QueueOpRemove, pick{"removeLive", 1}, pick{"remove", 0}),
-		op(QueueOpRemove, pick{"removeLive", 1}, pick{"remove", 0}),
-		op(QueueOpShrink),
-		op(QueueOpChange, pick{"changeLive", 1}, pick{"change", 1}, pick{"ckeyKind", 4}, pick{"ckeyNear", 0}),
-		op(QueueOpRemove, pick{"removeLive", 1}, pick{"remove", 0}),
-		op(QueueOpIncrease, pick{"incKind", 3}, pick{"scripted", 1})),
+		op("Add", pick{"keyKind", 4}, pick{"keyNear", 1}), op("Add", pick{"keyKind", 4}, pick{"keyNear", 2}),
+		op("Add", pick{"keyKind", 4}, pick{"keyNear", 3}), op("Add", pick{"keyKind", 4}, pick{"keyNear", 4}),
+		op("Remove", pick{"removeLive", 1}, pick{"remove", 0}),
+		op("Remove", pick{"removeLive", 1}, pick{"remove", 0}),
+		op("Shrink"),
+		op("Change", pick{"changeLive", 1}, pick{"change", 1}, pick{"ckeyKind", 4}, pick{"ckeyNear", 0}),
+		op("Remove", pick{"removeLive", 1}, pick{"remove", 0}),
+		op("IncreaseMinAllowedKey", pick{"incKind", 3}, pick{"scripted", 1})),
 }
 
-func encodeWheelScenario(t *testing.T, script []pick) ([]byte, WheelTrace) {
-	src := &scriptSource{script: script, ops: wheelOpList(), weights: wheelDefaultWeights()}
-	cfg, err := randomConfig(src)
+// encode runs a scenario's choices on a harness and returns the bytes from
+// which the fuzz target decodes the same calls, and their trace.
+func encode(t *testing.T, wheel bool, script []pick) ([]byte, string) {
+	s, err := (&options{}).structure(wheel)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := newWheelHarness(cfg, genStart(src), nil)
+	k := harness.QueueKind
+	if wheel {
+		k = harness.WheelKind
+	}
+	src := &scriptSource{script: script, kind: k, weights: s.weights}
+	h, err := s.draw(src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; len(src.script) > 0; i++ {
-		if i == MaxFuzzCalls {
+		if i == maxFuzzCalls {
 			t.Fatalf("scenario: choices never asked for: %v", src.script)
 		}
-		if err := h.step(h.genOp(src, src.weights, false)); err != nil {
+		if err := h.Step(h.Gen(src, s.weights, false)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return src.out, h.trace
-}
-
-func encodeQueueScenario(t *testing.T, script []pick) ([]byte, QueueTrace) {
-	src := &scriptSource{script: script, ops: queueOpList(), weights: queueDefaultWeights()}
-	h, err := (&options{}).newQueueHarness(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; len(src.script) > 0; i++ {
-		if i == MaxFuzzCalls {
-			t.Fatalf("scenario: choices never asked for: %v", src.script)
-		}
-		if err := h.step(h.genOp(src, src.weights, false)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return src.out, h.trace
+	return src.out, h.Trace()
 }
 
 func corpusFile(data []byte) []byte {
@@ -313,27 +304,11 @@ func TestFuzzSeeds(t *testing.T) {
 		}
 		t.Logf("seed %s (%d bytes):\n%s", name, len(data), trace)
 	}
-	for name, script := range wheelScenarios {
-		data, tr := encodeWheelScenario(t, script)
-		if len(tr.Ops) > MaxFuzzCalls {
-			t.Fatalf("scenario %s has %d calls, more than MaxFuzzCalls", name, len(tr.Ops))
+	for wheel, scenarios := range map[bool]map[string][]pick{true: wheelScenarios, false: queueScenarios} {
+		dir := map[bool]string{true: "../timingwheel/testdata/fuzz/FuzzWheel", false: "../priorityqueue/testdata/fuzz/FuzzQueue"}[wheel]
+		for name, script := range scenarios {
+			data, trace := encode(t, wheel, script)
+			check(dir, name, data, trace, func(b []byte) string { return checkBytes(t, wheel, b, nil).Trace() })
 		}
-		check("../timingwheel/testdata/fuzz/FuzzWheel", name, data, tr.String(), func(b []byte) string {
-			var got string
-			CheckWheelBytes(t, b, withTraceSink(func(s string) { got = s }))
-			return got
-		})
-	}
-	for name, script := range queueScenarios {
-		data, tr := encodeQueueScenario(t, script)
-		check("../priorityqueue/testdata/fuzz/FuzzQueue", name, data, tr.String(), func(b []byte) string {
-			var got string
-			CheckQueueBytes(t, b, withTraceSink(func(s string) { got = s }))
-			return got
-		})
 	}
 }
-
-// withTraceSink hands the trace of a successful CheckWheelBytes or
-// CheckQueueBytes run to f.
-func withTraceSink(f func(string)) Option { return func(o *options) { o.traceSink = f } }

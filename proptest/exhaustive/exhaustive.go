@@ -20,14 +20,12 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/levelbits"
-	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
 
 // World is one small configuration explored from one start time.
@@ -123,18 +121,18 @@ type Result struct {
 }
 
 // Failure is a difference between the wheel and the model, or a broken
-// invariant, with the operations that lead to it.
+// invariant, with the calls that lead to it.
 type Failure struct {
 	World World
-	Trace []string // the operations, resolved to their arguments
+	Trace string // the calls, resolved to their arguments, as proptest.ReplayText reads them
 	Msg   string
 }
 
-// Error describes the failure: the world, the operations from the start
-// state, and what differed.
+// Error describes the failure: the world, what differed, and the trace that
+// replays it.
 func (f *Failure) Error() string {
-	return fmt.Sprintf("exhaustive %s (%v, start %d): %s\noperations:\n  %s",
-		f.World.Name, f.World.Config, f.World.Start.UnixNano(), f.Msg, strings.Join(f.Trace, "\n  "))
+	return fmt.Sprintf("exhaustive %s (%v, start %d): %s\nreplay it with proptest.ReplayText:\n%s",
+		f.World.Name, f.World.Config, f.World.Start.UnixNano(), f.Msg, f.Trace)
 }
 
 type node struct {
@@ -149,19 +147,13 @@ func Run(w World, o Options) (Result, error) {
 	o = o.withDefaults()
 	begin := time.Now()
 	res := Result{World: w}
-	if _, err := timingwheel.NewWithConfig[int](w.Config, w.Start); err != nil {
-		return res, err
+	s, err := newMachine(w, o) // compares the new wheel with the model
+	if err != nil {
+		return res, &Failure{World: w, Msg: err.Error()}
 	}
 	nodes := []node{{parent: -1}}
 	edges := [][]int32{nil}
-	seen := map[[16]byte]int32{}
-	{
-		s := newMachine(w, o)
-		if err := s.compare(); err != nil {
-			return res, &Failure{World: w, Msg: err.Error()}
-		}
-		seen[s.encode()] = 0
-	}
+	seen := map[[16]byte]int32{s.encode(): 0}
 	res.PerDepth = []int{1}
 	frontier := []int32{0}
 	var path []op
@@ -173,14 +165,17 @@ func Run(w World, o Options) (Result, error) {
 		var next []int32
 		for _, id := range frontier {
 			path = pathTo(nodes, id, path[:0])
-			ops := newMachine(w, o).replayOps(path)
-			for _, x := range ops {
-				s := newMachine(w, o)
-				if err := s.replay(path); err != nil {
-					return res, failure(w, o, path, err)
+			s, err := replay(w, o, path)
+			if err != nil {
+				return res, err
+			}
+			for _, x := range s.ops() {
+				s, err := replay(w, o, path)
+				if err != nil {
+					return res, err
 				}
-				if err := s.apply(x, true); err != nil {
-					return res, failure(w, o, append(slices.Clone(path), x), err)
+				if err := s.apply(x, false); err != nil {
+					return res, &Failure{World: w, Trace: s.Trace(), Msg: err.Error()}
 				}
 				res.Transitions++
 				key := s.encode()
@@ -203,6 +198,20 @@ func Run(w World, o Options) (Result, error) {
 	res.Sequences = countSequences(edges, res.Depth)
 	res.Elapsed = time.Since(begin)
 	return res, nil
+}
+
+// replay runs path, checked before, on a new wheel and model.
+func replay(w World, o Options, path []op) (*machine, error) {
+	s, err := newMachine(w, o)
+	if err != nil {
+		return nil, &Failure{World: w, Msg: err.Error()}
+	}
+	for _, x := range path {
+		if err := s.apply(x, true); err != nil {
+			return nil, &Failure{World: w, Trace: s.Trace(), Msg: err.Error()}
+		}
+	}
+	return s, nil
 }
 
 func pathTo(nodes []node, id int32, buf []op) []op {
@@ -239,19 +248,6 @@ func countSequences(edges [][]int32, depth int) uint64 {
 		cur = nxt
 	}
 	return total
-}
-
-// failure replays a failing path with a log, for a readable trace.
-func failure(w World, o Options, path []op, err error) *Failure {
-	s := newMachine(w, o)
-	s.logging = true
-	for _, x := range path[:len(path)-1] {
-		if e := s.apply(x, false); e != nil {
-			break
-		}
-	}
-	_ = s.apply(path[len(path)-1], true)
-	return &Failure{World: w, Trace: s.log, Msg: err.Error()}
 }
 
 // Check runs every world (in parallel, on GOMAXPROCS goroutines), reports

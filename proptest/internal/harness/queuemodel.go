@@ -1,9 +1,8 @@
-package proptest
+package harness
 
 import (
 	"cmp"
 	"fmt"
-	"iter"
 	"slices"
 
 	"github.com/gotimingwheel/timingwheel/levelbits"
@@ -178,15 +177,6 @@ func (m *QueueModel[T]) MinKey() (int64, bool) {
 		return 0, false
 	}
 	return m.elts[0].key, true
-}
-
-// All yields every element in removal order.
-func (m *QueueModel[T]) All() iter.Seq[ModelAlarm] {
-	ids := make([]ModelAlarm, len(m.elts))
-	for i, e := range m.elts {
-		ids[i] = e.id
-	}
-	return slices.Values(ids)
 }
 
 // IncreaseMinAllowedKey raises MinAllowedKey to key (it never goes down) and

@@ -1,6 +1,7 @@
-package proptest
+package harness
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -380,23 +381,13 @@ func (m *Model[T]) chooseOverdue() {
 	}
 	slices.SortFunc(late, func(a, b modelAlarm[T]) int {
 		if ka, kb := a.at>>m.shift, b.at>>m.shift; ka != kb {
-			return cmpInt64(ka, kb)
+			return cmp.Compare(ka, kb)
 		}
 		return a.seq - b.seq
 	})
 	for _, e := range late {
 		m.due = append(m.due, e.id)
 	}
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // AdvanceClockStopAtNextAlarm sets now to min(to, the earliest time of an

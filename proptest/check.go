@@ -1,0 +1,324 @@
+package proptest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/gotimingwheel/timingwheel/config"
+	"github.com/gotimingwheel/timingwheel/levelbits"
+	"github.com/gotimingwheel/timingwheel/proptest/internal/harness"
+)
+
+// Wheel is the wheel the checks drive: the methods of *timingwheel.Wheel[int]
+// they call. Implement it to check a wrapper of your own (WithWheelFactory).
+type Wheel = harness.Wheel
+
+// Queue is the queue the checks drive: the methods of
+// *priorityqueue.Queue[int] they call (WithQueueFactory).
+type Queue = harness.Queue
+
+// Option adjusts the checks, the gopter properties, the fuzz entry points
+// and the replayers. Each option says what it affects; the others ignore it.
+type Option func(*options)
+
+type options struct {
+	configs      []config.Config       // wheel: empty means random configs
+	levelBits    []levelbits.LevelBits // queue: empty means random level bits
+	steps        int                   // calls per run; 0: rapid's -rapid.steps on average
+	noPanic      bool                  // no handler panics
+	weights      map[string]int        // wheel operation mix; nil: the defaults
+	queueWeights map[string]int        // queue operation mix; nil: the defaults
+	failFile     string                // where a failing trace is written
+	wheelFactory harness.WheelFactory  // nil: timingwheel.NewWithConfig[int]
+	queueFactory harness.QueueFactory  // nil: priorityqueue.New[int]
+	gopterRuns   int                   // GopterProperties: sequences
+	gopterCalls  int                   // GopterProperties: max calls per sequence
+}
+
+// WithConfigs restricts the wheel's checks to the given configs (default:
+// precisions from 2^0 to 2^46 ns with tiny and default level bits, overflow
+// levels in a quarter of them).
+func WithConfigs(cfgs ...config.Config) Option {
+	return func(o *options) { o.configs = append(o.configs, cfgs...) }
+}
+
+// WithLevelBits restricts the queue's checks to the given level bits
+// (default: [1], [1 1], [2 2], [3 1], [1 1 1], [2 1 1], random small ones
+// and the default).
+func WithLevelBits(lbs ...levelbits.LevelBits) Option {
+	return func(o *options) { o.levelBits = append(o.levelBits, lbs...) }
+}
+
+// WithSteps makes every CheckWheel and CheckQueue run exactly n calls
+// (default: rapid's -rapid.steps, 30 on average, which rapid may shorten when
+// it shrinks a failure) and caps GopterProperties' sequences at n calls.
+func WithSteps(n int) Option { return func(o *options) { o.steps = n } }
+
+// WithoutPanics turns off handlers that panic.
+func WithoutPanics() Option { return func(o *options) { o.noPanic = true } }
+
+// WithOpWeights sets the wheel's operation mix: the relative weight of each
+// operation, named as in a trace (Add, AddAtIntervalNum, Remove, Reschedule,
+// RescheduleAtIntervalNum, AdvanceClock, AdvanceClockLimit, FirePastAlarms,
+// AdvanceClockStopAtNextAlarm, Shrink, Clear). A weight of 0 turns one off;
+// names left out keep their default weights; any other name fails the test.
+func WithOpWeights(weights map[string]int) Option {
+	return func(o *options) { o.weights = merge(o.weights, weights) }
+}
+
+// WithQueueOpWeights is WithOpWeights for the queue (Add, Remove, Change,
+// IncreaseMinAllowedKey, MinElt, Shrink, Clear). The two mixes are separate
+// because the structures share some operation names.
+func WithQueueOpWeights(weights map[string]int) Option {
+	return func(o *options) { o.queueWeights = merge(o.queueWeights, weights) }
+}
+
+func merge(into, from map[string]int) map[string]int {
+	if into == nil {
+		into = map[string]int{}
+	}
+	for k, v := range from {
+		into[k] = v
+	}
+	return into
+}
+
+// WithFailureFile makes a failing check write the trace of the failure to
+// path (creating its directory), for Replay. Rapid runs a failing case
+// several times while it shrinks it; the file holds the last, smallest one.
+func WithFailureFile(path string) Option { return func(o *options) { o.failFile = path } }
+
+// WithWheelFactory makes the wheel under test with f instead of
+// timingwheel.NewWithConfig[int]: use it to check a wrapper of your own.
+func WithWheelFactory(f func(cfg config.Config, start time.Time) (Wheel, error)) Option {
+	return func(o *options) { o.wheelFactory = f }
+}
+
+// WithQueueFactory makes the queue under test with f instead of
+// priorityqueue.New[int].
+func WithQueueFactory(f func(lb levelbits.LevelBits, capacity int) Queue) Option {
+	return func(o *options) { o.queueFactory = f }
+}
+
+// WithGopterRuns sets how many sequences GopterProperties tries (default 100)
+// and how many calls each holds at most (default 60, or WithSteps).
+func WithGopterRuns(runs, maxCalls int) Option {
+	return func(o *options) { o.gopterRuns, o.gopterCalls = runs, maxCalls }
+}
+
+func buildOptions(opts []Option) *options {
+	o := &options{}
+	for _, f := range opts {
+		f(o)
+	}
+	return o
+}
+
+// maxFuzzCalls caps the calls decoded from one fuzz input, so that each fuzz
+// iteration stays fast.
+const maxFuzzCalls = 64
+
+// structure is one of the two structures the checks drive, seen by the
+// front-ends.
+type structure struct {
+	draw    func(harness.Source) (*harness.Harness, error)
+	weights []int
+}
+
+func (o *options) structure(wheel bool) (structure, error) {
+	if wheel {
+		ws, err := harness.WheelKind.Weights(o.weights, "WithOpWeights")
+		return structure{func(src harness.Source) (*harness.Harness, error) {
+			return harness.DrawWheel(src, o.configs, o.wheelFactory)
+		}, ws}, err
+	}
+	ws, err := harness.QueueKind.Weights(o.queueWeights, "WithQueueOpWeights")
+	return structure{func(src harness.Source) (*harness.Harness, error) {
+		return harness.DrawQueue(src, o.levelBits, o.queueFactory)
+	}, ws}, err
+}
+
+// CheckWheel runs a rapid state machine that drives a timingwheel.Wheel[int]
+// and a reference model (its alarms in a plain slice) with the same random
+// calls: adds, removes, reschedules, advances small and large, limited
+// advances, FirePastAlarms, the stop-at-next-alarm step, Shrink, Clear, and
+// handlers that add, remove, reschedule, shrink and panic. It fails t at the
+// first difference in any observable: what fired and in which order, every
+// error, Len, Now, MaxAllowedAlarmTime, NextAlarmFiresAt, MinAlarmIntervalNum,
+// the min-interval queries, each alarm's time, interval and value,
+// membership of live and dead handles, All and Stats. After every call it
+// runs Invariant() and checks the guarantees: never early, nothing lost or
+// fired twice, total order.
+//
+// Options: WithConfigs, WithSteps, WithOpWeights, WithoutPanics,
+// WithFailureFile, WithWheelFactory. The defaults (100 runs of about 30 calls)
+// finish in well under a second; -rapid.checks and -rapid.steps scale them.
+// A failure prints a snippet that replays it deterministically:
+//
+//	proptest.ReplayText(t, `
+//		wheel precision=0 bits=1 capacity=0 overflow=false start=0
+//		Add 1 1
+//		AdvanceClock 2
+//	`)
+func CheckWheel(t *testing.T, opts ...Option) {
+	t.Helper()
+	check(t, true, opts)
+}
+
+// CheckQueue is CheckWheel for a priorityqueue.Queue[int] and its model (a
+// slice ordered by key, then by the order of Add and Change): Add and Change
+// at and around the edges of the allowed range and at keys in use, Remove of
+// live, removed and null handles, IncreaseMinAllowedKey by small and large
+// steps, backwards and past the top, with removal handlers that add, remove,
+// change, shrink and panic, MinElt, Shrink and Clear, over random level bits.
+//
+// Options: WithLevelBits, WithSteps, WithQueueOpWeights, WithoutPanics,
+// WithFailureFile, WithQueueFactory.
+func CheckQueue(t *testing.T, opts ...Option) {
+	t.Helper()
+	check(t, false, opts)
+}
+
+func check(t rapid.TB, wheel bool, opts []Option) {
+	t.Helper()
+	o := buildOptions(opts)
+	s, err := o.structure(wheel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		h, err := s.draw(harness.RapidSource{T: rt})
+		if err != nil {
+			rt.Fatalf("%s", o.failure(err, h))
+		}
+		step := func(rt *rapid.T) {
+			if err := h.Step(h.Gen(harness.RapidSource{T: rt}, s.weights, o.noPanic)); err != nil {
+				rt.Fatalf("%s", o.failure(err, h))
+			}
+		}
+		if o.steps > 0 {
+			for range o.steps {
+				step(rt)
+			}
+			return
+		}
+		rt.Repeat(map[string]func(*rapid.T){"step": step})
+	})
+}
+
+// CheckWheelBytes decodes a config, a start time and up to 64 calls from data
+// and runs them as CheckWheel does, failing t at the first difference. It is
+// the body of a fuzz target:
+//
+//	func FuzzWheel(f *testing.F) {
+//		f.Fuzz(func(t *testing.T, data []byte) { proptest.CheckWheelBytes(t, data) })
+//	}
+//
+// Options: those of CheckWheel but WithSteps.
+func CheckWheelBytes(t testing.TB, data []byte, opts ...Option) {
+	t.Helper()
+	checkBytes(t, true, data, opts)
+}
+
+// CheckQueueBytes decodes level bits, a capacity and up to 64 calls from data
+// and runs them as CheckQueue does. It is the body of a fuzz target.
+func CheckQueueBytes(t testing.TB, data []byte, opts ...Option) {
+	t.Helper()
+	checkBytes(t, false, data, opts)
+}
+
+func checkBytes(t testing.TB, wheel bool, data []byte, opts []Option) *harness.Harness {
+	t.Helper()
+	o := buildOptions(opts)
+	s, err := o.structure(wheel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &harness.ByteSource{Data: data}
+	h, err := s.draw(src)
+	if err != nil {
+		t.Fatalf("%s", o.failure(err, h))
+	}
+	for i := 0; i < maxFuzzCalls && !src.Exhausted(); i++ {
+		if err := h.Step(h.Gen(src, s.weights, o.noPanic)); err != nil {
+			t.Fatalf("%s", o.failure(err, h))
+		}
+	}
+	return h
+}
+
+// failure formats a failure: the difference, then a snippet that replays the
+// trace.
+func (o *options) failure(err error, h *harness.Harness) string {
+	if h == nil {
+		return fmt.Sprintf("proptest: %v", err)
+	}
+	tr := h.Trace()
+	lines := strings.Split(strings.TrimRight(tr, "\n"), "\n")
+	return fmt.Sprintf("proptest: the %s differs from the model: %v\n\nReplay it with:\n\n"+
+		"\tproptest.ReplayText(t, `\n\t\t%s\n\t`)\n%s", h.Kind().Name, err, strings.Join(lines, "\n\t\t"), o.writeFailure(tr))
+}
+
+// writeFailure writes a failing trace to the failure file, if one is set; it
+// returns a note for the failure message.
+func (o *options) writeFailure(trace string) string {
+	if o.failFile == "" {
+		return ""
+	}
+	err := os.MkdirAll(filepath.Dir(o.failFile), 0o755)
+	if err == nil {
+		err = os.WriteFile(o.failFile, []byte(trace), 0o644)
+	}
+	if err != nil {
+		return fmt.Sprintf("\n(could not write %s: %v)", o.failFile, err)
+	}
+	return fmt.Sprintf("\nthe trace is in %s", o.failFile)
+}
+
+// Replay reads a trace file (as a failing check prints it, or
+// WithFailureFile writes it) and replays it on a new wheel or queue, as its
+// header says, and the model, failing t at the first difference. Keep such
+// files under testdata/ as regression tests.
+//
+// Options: WithWheelFactory, WithQueueFactory.
+func Replay(t testing.TB, path string, opts ...Option) {
+	t.Helper()
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("proptest: %v", err)
+	}
+	replay(t, path, string(text), opts)
+}
+
+// ReplayText replays a trace given as text, as the snippet a failing check
+// prints does. The text form is line-based; '#' starts a comment. The first
+// line is the header, then one call per line with its arguments (times in ns
+// since the Unix epoch, alarms named by the ids stored in them as values):
+//
+//	wheel precision=0 bits=1,1 capacity=0 overflow=false start=0
+//	Add 5 1
+//	AdvanceClock 6 handler=1,add,4,0
+//
+// handler=call,action,offset,target says what the call's handler does at its
+// call-th invocation: add (at Now+offset), remove (alarm target), reschedule
+// (target to Now+offset), panic, shrink, or nil (no handler at all). A queue
+// trace starts with "queue bits=1,1 capacity=0" and counts offsets from
+// MinAllowedKey.
+func ReplayText(t testing.TB, text string, opts ...Option) {
+	t.Helper()
+	replay(t, "trace", text, opts)
+}
+
+func replay(t testing.TB, name, text string, opts []Option) {
+	t.Helper()
+	o := buildOptions(opts)
+	if err := harness.Replay(text, o.wheelFactory, o.queueFactory); err != nil {
+		t.Fatalf("proptest: %s: %v", name, err)
+	}
+}

@@ -1,0 +1,479 @@
+// Package harness is the one engine behind proptest's checks, for the timing
+// wheel and for its priority queue alike: it draws calls from a weighted mix,
+// runs each on the implementation and on a plain reference model, compares
+// every observable and runs Invariant() after every call, and records a
+// trace that replays the run. rapid, gopter, fuzz inputs and trace files all
+// drive it through Gen and Step; proptest/exhaustive drives it with the calls
+// it enumerates.
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"maps"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gotimingwheel/timingwheel/alarm"
+)
+
+// side is one of the two structures a harness drives in step: the
+// implementation (handles alarm.Alarm) or its model (handles ModelAlarm).
+type side[H comparable] interface {
+	add(op Op, id int) (H, error) // Add, AddAtIntervalNum
+	remove(a H) error
+	move(op Op, a H) error                                  // Reschedule, RescheduleAtIntervalNum, Change
+	fire(op Op, handler func(H)) (result string, err error) // the calls that fire (remove) with a handler
+	clear()
+	shrink() // the model does nothing
+	mem(a H) bool
+	value(a H) (int, error)
+	at(a H) (int64, error) // time or key
+	base() int64           // what a Script's Offset counts from: Now, or MinAllowedKey
+	observe() []int64      // every structure-wide query, in the order of Kind.queries
+	observeOne(a H) view   // every query about one handle
+}
+
+// system is the part of a harness that knows its structure.
+type system interface {
+	gen(h *Harness, src Source, op *Op, noPanic bool) // draws op's arguments from the model's state
+	firedCheck(op Op) func(id int, at int64) error    // checks each alarm the implementation fires
+	check(h *Harness) error                           // the implementation's own checks: Invariant, All, ...
+}
+
+// Harness runs calls on an implementation and its model side by side and
+// reports the first difference.
+type Harness struct {
+	k       *Kind
+	sys     system
+	impl    side[alarm.Alarm]
+	model   side[ModelAlarm]
+	real    map[int]alarm.Alarm // every id ever added -> the implementation's handle
+	mod     map[int]ModelAlarm  // every id ever added -> the model's handle
+	live    map[int]bool        // ids in both
+	ended   map[int]bool        // ids fired, removed or cleared: never again
+	maxID   int
+	head    string
+	ops     []Op
+	restart func() (*Harness, error)
+	// Quiet skips the comparison after each call (exhaustive replays a path
+	// it checked before); a call's own results are still compared.
+	Quiet bool
+	dead  int  // the id that ended last
+	stale bool // a Clear came after dead ended
+}
+
+func newHarness(k *Kind, sys system, impl side[alarm.Alarm], model side[ModelAlarm], head string,
+	restart func() (*Harness, error)) (*Harness, error) {
+	h := &Harness{k: k, sys: sys, impl: impl, model: model, real: map[int]alarm.Alarm{}, mod: map[int]ModelAlarm{},
+		live: map[int]bool{}, ended: map[int]bool{}, head: head, restart: restart}
+	return h, h.compare()
+}
+
+// Kind returns the structure the harness drives.
+func (h *Harness) Kind() *Kind { return h.k }
+
+// Restart returns a new harness with the same header and no calls.
+func (h *Harness) Restart() (*Harness, error) { return h.restart() }
+
+// Trace returns the text form of the calls run so far, which Replay runs.
+func (h *Harness) Trace() string {
+	var b strings.Builder
+	b.WriteString(h.head + "\n")
+	for _, op := range h.ops {
+		b.WriteString(h.k.Format(op) + "\n")
+	}
+	return b.String()
+}
+
+// Len returns the number of calls run so far.
+func (h *Harness) Len() int { return len(h.ops) }
+
+// Gen draws the next call: an operation by weights, its arguments from the
+// model's state.
+func (h *Harness) Gen(src Source, weights []int, noPanic bool) Op {
+	op := Op{Name: h.k.ops[weighted(src, "op", weights)].name}
+	h.sys.gen(h, src, &op, noPanic)
+	return op
+}
+
+// Step runs op on both sides, records it in the trace, and checks every
+// observable and the invariant afterwards.
+func (h *Harness) Step(op Op) (err error) {
+	d := h.k.def(op.Name)
+	if d != nil && d.kind == kAdd && op.ID <= h.maxID {
+		op.ID = h.maxID + 1
+	}
+	h.ops = append(h.ops, op)
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v: unexpected panic: %v\n%s", h.k.Format(op), r, debug.Stack())
+		}
+	}()
+	if d == nil {
+		return fmt.Errorf("unknown call %q", op.Name)
+	}
+	if err := h.apply(op, d.kind); err != nil {
+		return fmt.Errorf("%v: %w", h.k.Format(op), err)
+	}
+	if h.Quiet {
+		return nil
+	}
+	if err := h.compare(); err != nil {
+		return fmt.Errorf("after %v: %w", h.k.Format(op), err)
+	}
+	return nil
+}
+
+func (h *Harness) sameErr(got, want error) bool {
+	if (got == nil) != (want == nil) {
+		return false
+	}
+	for _, e := range h.k.errs {
+		if errors.Is(got, e) != errors.Is(want, e) {
+			return false
+		}
+	}
+	return true
+}
+
+func (h *Harness) errPair(call string, got, want error) error {
+	return fmt.Errorf("%s: %s error %v, model error %v", call, h.k.Name, got, want)
+}
+
+func (h *Harness) register(id int, a alarm.Alarm, ma ModelAlarm) {
+	h.real[id], h.mod[id], h.live[id] = a, ma, true
+	h.maxID = max(h.maxID, id)
+}
+
+func (h *Harness) apply(op Op, kind opKind) error {
+	a, ma := h.real[op.ID], h.mod[op.ID]
+	switch kind {
+	case kAdd:
+		got, err := h.impl.add(op, op.ID)
+		mgot, merr := h.model.add(op, op.ID)
+		if !h.sameErr(err, merr) {
+			return h.errPair(op.Name, err, merr)
+		}
+		if err == nil {
+			h.register(op.ID, got, mgot)
+		}
+	case kRemove, kMove:
+		var err, merr error
+		if kind == kRemove {
+			err, merr = h.impl.remove(a), h.model.remove(ma)
+		} else {
+			err, merr = h.impl.move(op, a), h.model.move(op, ma)
+		}
+		if !h.sameErr(err, merr) {
+			return h.errPair(op.Name, err, merr)
+		}
+		if kind == kRemove && err == nil {
+			h.dead, h.stale = op.ID, false
+		}
+	case kShrink:
+		h.impl.shrink() // not observable: every handle must survive it
+	case kClear:
+		if live := slices.Sorted(maps.Keys(h.live)); len(live) > 0 {
+			h.dead = live[len(live)-1]
+		}
+		h.stale = h.dead != 0
+		h.impl.clear()
+		h.model.clear()
+	case kFire:
+		return h.fire(op)
+	}
+	return h.resync()
+}
+
+// fired is what a handler saw: the id and the time (key) of what fired.
+type fired struct {
+	ID int
+	At int64
+}
+
+// scriptPanic is the value a scripted handler panics with.
+type scriptPanic struct{}
+
+// played is what a firing call did on one side.
+type played[H comparable] struct {
+	fired    []fired
+	result   string
+	err      error
+	panicked bool
+	actErr   error // the error of the Script's action
+	added    H
+	didAdd   bool
+	failure  error // a check inside a handler failed
+}
+
+// play runs a firing call on one side with op's Script as the handler. With
+// check (the implementation) every handler call also checks the alarm it
+// gets: check's own rule (never early), not a member, fired once, not added
+// by this call.
+func play[H comparable](h *Harness, s side[H], handles map[int]H, op Op, addID int,
+	check func(id int, at int64) error) *played[H] {
+	r := &played[H]{}
+	fail := func(format string, args ...any) {
+		if r.failure == nil {
+			r.failure = fmt.Errorf(format, args...)
+		}
+	}
+	hs, calls := op.Script, 0
+	handler := func(a H) {
+		calls++
+		id, err := s.value(a)
+		if err != nil {
+			fail("the value of a %s inside its handler: %v", h.k.thing, err)
+			return
+		}
+		at, err := s.at(a)
+		if err != nil {
+			fail("the time (key) of %s %d inside its handler: %v", h.k.thing, id, err)
+		}
+		if check != nil {
+			if err := check(id, at); err != nil {
+				fail("%v", err)
+			}
+			if s.mem(a) {
+				fail("Mem(id %d) true inside its own handler", id)
+			}
+			if h.ended[id] {
+				fail("%s %d %s after it was fired, removed or cleared", h.k.thing, id, h.k.verb)
+			}
+			if !h.live[id] {
+				fail("%s %d %s in the call whose handler added it", h.k.thing, id, h.k.verb)
+			}
+			h.ended[id] = true
+		}
+		r.fired = append(r.fired, fired{id, at})
+		if calls != hs.Call {
+			return
+		}
+		switch target := handles[hs.Target]; hs.Action {
+		case ActAdd:
+			r.added, r.actErr = s.add(Op{At: s.base() + hs.Offset}, addID)
+			r.didAdd = r.actErr == nil
+		case ActRemove:
+			r.actErr = s.remove(target)
+		case ActReschedule:
+			r.actErr = s.move(Op{At: s.base() + hs.Offset}, target)
+		case ActShrink:
+			s.shrink()
+		case ActPanic:
+			panic(scriptPanic{})
+		}
+	}
+	if hs.Action == ActNil && check != nil {
+		handler = nil
+	}
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				if _, ok := p.(scriptPanic); !ok {
+					panic(p)
+				}
+				r.panicked = true
+			}
+		}()
+		r.result, r.err = s.fire(op, handler)
+	}()
+	return r
+}
+
+// fire runs a firing call on both sides with the same handler script and
+// compares what fired, the results, the handlers' own errors and the panics.
+func (h *Harness) fire(op Op) error {
+	addID := h.maxID + 1
+	w := play(h, h.impl, h.real, op, addID, h.sys.firedCheck(op))
+	m := play(h, h.model, h.mod, op, addID, nil)
+	if op.Script.Action == ActNil {
+		w.fired = m.fired // nothing to observe; resync checks that they are gone
+		for _, f := range m.fired {
+			h.ended[f.ID] = true
+		}
+	}
+	switch {
+	case w.failure != nil:
+		return w.failure
+	case !h.sameErr(w.err, m.err):
+		return h.errPair(op.Name, w.err, m.err)
+	case w.panicked != m.panicked:
+		return fmt.Errorf("handler panic reached the caller: %s %v, model %v", h.k.Name, w.panicked, m.panicked)
+	}
+	if diff := cmp.Diff(m.fired, w.fired); diff != "" {
+		return fmt.Errorf("%s a different sequence (-model +%s):\n%s", h.k.verb, h.k.Name, diff)
+	}
+	if w.result != m.result {
+		return fmt.Errorf("returned %s, model %s", w.result, m.result)
+	}
+	if !h.sameErr(w.actErr, m.actErr) {
+		return fmt.Errorf("handler %s: %s error %v, model error %v", op.Script.Action, h.k.Name, w.actErr, m.actErr)
+	}
+	if w.didAdd != m.didAdd {
+		return fmt.Errorf("handler add: %s added %v, model added %v", h.k.Name, w.didAdd, m.didAdd)
+	}
+	for _, f := range w.fired {
+		delete(h.live, f.ID)
+		h.dead, h.stale = f.ID, false
+	}
+	if w.didAdd {
+		h.register(addID, w.added, m.added)
+	}
+	return h.resync()
+}
+
+// resync drops from the live set the ids that left both sides (removed,
+// cleared, or removed by a handler) and fails when the sides disagree on
+// which ids are members.
+func (h *Harness) resync() error {
+	for _, id := range slices.Sorted(maps.Keys(h.real)) {
+		in, inM := h.impl.mem(h.real[id]), h.model.mem(h.mod[id])
+		if in != inM {
+			return fmt.Errorf("%s %d: %s Mem %v, model Mem %v", h.k.thing, id, h.k.Name, in, inM)
+		}
+		if in && !h.live[id] {
+			return fmt.Errorf("%s %d is a member again after it was fired, removed or cleared", h.k.thing, id)
+		}
+		if !in && h.live[id] {
+			delete(h.live, id)
+			h.ended[id] = true
+		}
+	}
+	return nil
+}
+
+// compare runs the implementation's own checks, then compares every
+// structure-wide query and every query about each handle ever issued, live
+// or dead, with the model's.
+func (h *Harness) compare() error {
+	if err := h.sys.check(h); err != nil {
+		return err
+	}
+	got, want := h.impl.observe(), h.model.observe()
+	for i := range got {
+		if got[i] != want[i] {
+			return fmt.Errorf("%s: %s, model %s", h.k.queries[i], showInt(got[i]), showInt(want[i]))
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(h.real)) {
+		if g, w := h.impl.observeOne(h.real[id]), h.model.observeOne(h.mod[id]); g != w {
+			return fmt.Errorf("%s %d: %s %+v, model %+v", h.k.thing, id, h.k.oneQueries, g, w)
+		}
+	}
+	return nil
+}
+
+// checkAll checks that all yields every live handle once, and nothing else.
+func (h *Harness) checkAll(all iter.Seq[alarm.Alarm]) error {
+	seen := map[int]bool{}
+	for a := range all {
+		v, err := h.impl.value(a)
+		if err != nil || !h.live[v] || seen[v] || h.real[v] != a {
+			return fmt.Errorf("All yields %v (id %d, %v): not a live %s, or twice", a, v, err, h.k.thing)
+		}
+		seen[v] = true
+	}
+	if len(seen) != len(h.live) {
+		return fmt.Errorf("All yields %d, %d live", len(seen), len(h.live))
+	}
+	return nil
+}
+
+// pick returns the id of a live alarm mostly, else of a dead one (fired,
+// removed or cleared), else 0 (the null alarm).
+func (h *Harness) pick(src Source, label string) int {
+	if live := h.Live(); len(live) > 0 && src.Intn(label+"Live", h.k.liveOdds) > 0 {
+		return live[src.Intn(label, len(live))]
+	}
+	if dead := slices.Sorted(maps.Keys(h.ended)); len(dead) > 0 && src.Intn(label+"Dead", 2) > 0 {
+		return dead[src.Intn(label+"DeadPick", len(dead))]
+	}
+	return 0
+}
+
+// genScript draws a handler: two in three calls get a plain one; the rest
+// act once (add, remove, reschedule, panic, shrink) or pass a nil handler.
+// An offset is drawn in [lo, hi].
+func (h *Harness) genScript(src Source, noPanic bool, lo, hi int64) Script {
+	if src.Intn("scripted", 3) != 0 {
+		return Script{}
+	}
+	acts := []string{ActAdd, ActRemove, ActReschedule, ActPanic, ActNil, ActShrink}
+	hs := Script{
+		Call:   1 + src.Intn("scriptAt", 4),
+		Action: acts[src.Intn("scriptAction", len(acts))],
+		Offset: src.Int64Range("scriptOffset", lo, hi),
+	}
+	if hs.Action == ActPanic && noPanic {
+		hs.Action = ActAdd
+	}
+	switch hs.Action {
+	case ActNil:
+		return Script{Action: ActNil}
+	case ActPanic, ActShrink:
+		hs.Offset = 0
+	case ActRemove, ActReschedule:
+		hs.Target = h.pick(src, "scriptTarget")
+	}
+	return hs
+}
+
+// Live returns the live ids, ascending (the order they were added in).
+func (h *Harness) Live() []int { return slices.Sorted(maps.Keys(h.live)) }
+
+// Handle returns the implementation's handle of id.
+func (h *Harness) Handle(id int) alarm.Alarm { return h.real[id] }
+
+// ModelHandle returns the model's handle of id.
+func (h *Harness) ModelHandle(id int) ModelAlarm { return h.mod[id] }
+
+// Dead returns the id that ended last (fired, removed, or the last one a
+// Clear removed; 0 if none) and whether a Clear came after it ended.
+func (h *Harness) Dead() (id int, stale bool) { return h.dead, h.stale }
+
+// none stands for the answer of an optional query that has none.
+const none = int64(-1 << 63)
+
+func opt(v int64, ok bool) int64 {
+	if !ok {
+		return none
+	}
+	return v
+}
+
+func showInt(v int64) string {
+	if v == none {
+		return "none"
+	}
+	return fmt.Sprint(v)
+}
+
+// view is what the queries about one handle answer: whether it is a member,
+// and values, or errors by the sentinels they wrap.
+type view struct {
+	Mem  bool
+	Vals [3]int64
+	Errs [3]uint
+}
+
+func (v *view) set(i int, x int64, err error) {
+	if err == nil {
+		v.Vals[i] = x
+		return
+	}
+	for j, e := range allErrs {
+		if errors.Is(err, e) {
+			v.Errs[i] |= 1 << j
+		}
+	}
+	if v.Errs[i] == 0 {
+		v.Errs[i] = 1 << len(allErrs) // an error that wraps no sentinel
+	}
+}
+
+var allErrs = append(slices.Clone(WheelKind.errs), QueueKind.errs...)

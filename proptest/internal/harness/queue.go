@@ -1,0 +1,267 @@
+package harness
+
+import (
+	"fmt"
+	"iter"
+
+	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/levelbits"
+	"github.com/gotimingwheel/timingwheel/priorityqueue"
+)
+
+// Queue is what the checks drive: the methods of *priorityqueue.Queue[int]
+// they call.
+type Queue interface {
+	Len() int
+	IsEmpty() bool
+	MinAllowedKey() int64
+	MaxAllowedKey() int64
+	Add(key int64, v int) (alarm.Alarm, error)
+	Remove(a alarm.Alarm) error
+	Change(a alarm.Alarm, key int64) error
+	Mem(a alarm.Alarm) bool
+	Key(a alarm.Alarm) (int64, error)
+	Value(a alarm.Alarm) (int, error)
+	MinElt() (alarm.Alarm, bool)
+	MinKey() (int64, bool)
+	IncreaseMinAllowedKey(key int64, removed func(priorityqueue.Element[int])) error
+	Clear()
+	All() iter.Seq[alarm.Alarm]
+	Shrink()
+	Invariant() error
+}
+
+// QueueFactory makes the queue under test.
+type QueueFactory = func(lb levelbits.LevelBits, capacity int) Queue
+
+// QueueKind describes the queue's calls.
+var QueueKind = &Kind{Name: "queue", thing: "element", verb: "removed", liveOdds: 5,
+	queries:    []string{"Len", "IsEmpty (none: true)", "MinAllowedKey", "MaxAllowedKey", "MinElt (its value)", "MinKey"},
+	oneQueries: "Mem, Key, Value", ops: []opDef{
+		{"Add", 8, "ai", kAdd}, {"Remove", 3, "i", kRemove}, {"Change", 3, "ia", kMove},
+		{"IncreaseMinAllowedKey", 5, "a", kFire}, {"MinElt", 2, "", kQuery}, {"Shrink", 1, "", kShrink},
+		{"Clear", 1, "", kClear},
+	}, errs: []error{priorityqueue.ErrKeyOutOfRange, priorityqueue.ErrInvalidAlarm}}
+
+// queueAPI is what a queue and its model have in common: H is the handle, F
+// what a removal handler receives.
+type queueAPI[H, F any] interface {
+	Len() int
+	IsEmpty() bool
+	MinAllowedKey() int64
+	MaxAllowedKey() int64
+	Add(key int64, v int) (H, error)
+	Remove(a H) error
+	Change(a H, key int64) error
+	Mem(a H) bool
+	Key(a H) (int64, error)
+	Value(a H) (int, error)
+	MinElt() (H, bool)
+	MinKey() (int64, bool)
+	IncreaseMinAllowedKey(key int64, removed func(F)) error
+	Clear()
+}
+
+type queueSide[H comparable, F any] struct {
+	q    queueAPI[H, F]
+	conv func(func(H)) func(F)
+}
+
+func (s queueSide[H, F]) add(op Op, id int) (H, error) { return s.q.Add(op.At, id) }
+func (s queueSide[H, F]) move(op Op, a H) error        { return s.q.Change(a, op.At) }
+func (s queueSide[H, F]) remove(a H) error             { return s.q.Remove(a) }
+func (s queueSide[H, F]) clear()                       { s.q.Clear() }
+func (s queueSide[H, F]) mem(a H) bool                 { return s.q.Mem(a) }
+func (s queueSide[H, F]) value(a H) (int, error)       { return s.q.Value(a) }
+func (s queueSide[H, F]) at(a H) (int64, error)        { return s.q.Key(a) }
+func (s queueSide[H, F]) base() int64                  { return s.q.MinAllowedKey() }
+func (s queueSide[H, F]) observeOne(a H) view {
+	v := view{Mem: s.q.Mem(a)}
+	k, err := s.q.Key(a)
+	v.set(0, k, err)
+	x, err := s.q.Value(a)
+	v.set(1, int64(x), err)
+	return v
+}
+
+func (s queueSide[H, F]) fire(op Op, handler func(H)) (string, error) {
+	var f func(F)
+	if handler != nil {
+		f = s.conv(handler)
+	}
+	return "", s.q.IncreaseMinAllowedKey(op.At, f)
+}
+
+func (s queueSide[H, F]) shrink() {
+	if q, ok := s.q.(interface{ Shrink() }); ok {
+		q.Shrink()
+	}
+}
+
+func (s queueSide[H, F]) observe() []int64 {
+	q := s.q
+	minElt := none
+	if a, ok := q.MinElt(); ok {
+		x, err := q.Value(a)
+		minElt = opt(int64(x), err == nil)
+	}
+	k, ok := q.MinKey()
+	return []int64{int64(q.Len()), opt(0, !q.IsEmpty()), q.MinAllowedKey(), q.MaxAllowedKey(), minElt, opt(k, ok)}
+}
+
+// queueSys is a harness's queue and model.
+type queueSys struct {
+	q Queue
+	m *QueueModel[int]
+}
+
+// NewQueue starts a harness on the queue factory makes (nil:
+// priorityqueue.New[int]) and a QueueModel.
+func NewQueue(lb levelbits.LevelBits, capacity int, factory QueueFactory) (*Harness, error) {
+	var q Queue
+	if factory != nil {
+		q = factory(lb, capacity)
+	} else {
+		q = priorityqueue.New[int](lb, capacity)
+	}
+	m := NewQueueModel[int](lb)
+	return newHarness(QueueKind, &queueSys{q, m},
+		queueSide[alarm.Alarm, priorityqueue.Element[int]]{q, func(f func(alarm.Alarm)) func(priorityqueue.Element[int]) {
+			return func(e priorityqueue.Element[int]) { f(e.Alarm) }
+		}},
+		queueSide[ModelAlarm, ModelAlarm]{m, func(f func(ModelAlarm)) func(ModelAlarm) { return f }},
+		fmt.Sprintf("queue bits=%s capacity=%d", joinInts(lb.Bits()), capacity),
+		func() (*Harness, error) { return NewQueue(lb, capacity, factory) })
+}
+
+func newQueueFromHeader(kv map[string]string, factory QueueFactory) (*Harness, error) {
+	var bits []int
+	var capacity int
+	if err := headerFields(kv, map[string]any{"bits": &bits, "capacity": &capacity}); err != nil {
+		return nil, err
+	}
+	lb, err := levelbits.New(bits...)
+	if err != nil {
+		return nil, fmt.Errorf("proptest: trace level bits: %w", err)
+	}
+	return NewQueue(lb, capacity, factory)
+}
+
+// DrawQueue starts a harness on level bits drawn from lbs (or random ones
+// when lbs is empty) and a drawn capacity.
+func DrawQueue(src Source, lbs []levelbits.LevelBits, factory QueueFactory) (*Harness, error) {
+	var lb levelbits.LevelBits
+	var err error
+	if len(lbs) > 0 {
+		lb = lbs[src.Intn("levelbits", len(lbs))]
+	} else if lb, err = randomLevelBits(src); err != nil {
+		return nil, err
+	}
+	return NewQueue(lb, src.Intn("cap", 9), factory)
+}
+
+// randomLevelBits draws level bits: [1], [1 1], [2 2], [3 1], [1 1 1],
+// [2 1 1], the default, or 1 to 5 levels of 1 to 4 bits, extended to 62 bits
+// with 1-bit levels half of the time.
+func randomLevelBits(src Source) (levelbits.LevelBits, error) {
+	bits := [][]int{{1}, {1, 1}, {2, 2}, {3, 1}, levelbits.Default().Bits(), {1, 1, 1}, {2, 1, 1}, nil, nil, nil}[src.Intn("lbchoice", 10)]
+	if bits != nil {
+		return levelbits.New(bits...)
+	}
+	n := 1 + src.Intn("numLevels", 5)
+	for i := range n {
+		bits = append(bits, 1+src.Intn(fmt.Sprintf("bits%d", i), 4))
+	}
+	if src.Intn("extend", 2) == 1 {
+		return levelbits.NewExtended(bits...)
+	}
+	return levelbits.New(bits...)
+}
+
+func (s *queueSys) gen(h *Harness, src Source, op *Op, noPanic bool) {
+	switch op.Name {
+	case "Add":
+		op.At = s.genKey(src, "key")
+	case "Remove":
+		op.ID = h.pick(src, "remove")
+	case "Change":
+		op.ID = h.pick(src, "change")
+		op.At = s.genKey(src, "ckey")
+	case "IncreaseMinAllowedKey":
+		op.At = s.genIncrease(src)
+		op.Script = h.genScript(src, noPanic, -1, 8)
+	}
+}
+
+// genKey draws a key at and around the edges of the allowed range, near its
+// bottom, equal to a key in use (elements with one key added at different
+// minimums sit on different levels), or anywhere in the first 2^20 keys of
+// the range.
+func (s *queueSys) genKey(src Source, label string) int64 {
+	lo, hi := s.m.MinAllowedKey(), s.m.MaxAllowedKey()
+	switch src.Intn(label+"Kind", 9) {
+	case 0:
+		return lo
+	case 1:
+		return hi
+	case 2:
+		return hi + 1
+	case 3:
+		return lo - 1
+	case 4, 5:
+		return lo + src.Int64Range(label+"Near", 0, 12)
+	case 6:
+		if n := s.m.Len(); n > 0 {
+			return s.m.elts[src.Intn(label+"InUse", n)].key
+		}
+		return lo
+	}
+	return lo + src.Int64Range(label, 0, min(hi-lo, 1<<20))
+}
+
+// genIncrease draws a new minimum: by one, by a few, by large jumps, to the
+// top of the key space and one past it, backwards, to just past the smallest
+// key, or to MaxAllowedKey.
+func (s *queueSys) genIncrease(src Source) int64 {
+	cur := s.m.MinAllowedKey()
+	switch src.Intn("incKind", 9) {
+	case 0:
+		return cur + 1
+	case 1:
+		return cur + src.Int64Range("small", 0, 8)
+	case 2:
+		return cur + src.Int64Range("big", 0, 1<<24)
+	case 3:
+		return priorityqueue.MaxKey
+	case 4:
+		return cur - src.Int64Range("back", 0, 3)
+	case 5:
+		return cur + src.Int64Range("huge", 0, priorityqueue.MaxKey-cur)
+	case 6:
+		if src.Intn("pastTop", 4) == 0 {
+			return priorityqueue.MaxKey + 1
+		}
+		return s.m.MaxAllowedKey() + src.Int64Range("pastMax", 0, 1)
+	}
+	if mk, ok := s.m.MinKey(); ok {
+		return mk + src.Int64Range("nearMin", 0, 3)
+	}
+	return cur + 1
+}
+
+// firedCheck: a removed element's key is below the new MinAllowedKey.
+func (s *queueSys) firedCheck(Op) func(id int, key int64) error {
+	return func(id int, key int64) error {
+		if min := s.q.MinAllowedKey(); key >= min {
+			return fmt.Errorf("element %d with key %d removed, MinAllowedKey %d", id, key, min)
+		}
+		return nil
+	}
+}
+
+func (s *queueSys) check(h *Harness) error {
+	if err := s.q.Invariant(); err != nil {
+		return fmt.Errorf("Invariant: %w", err)
+	}
+	return h.checkAll(s.q.All())
+}

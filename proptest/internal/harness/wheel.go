@@ -1,0 +1,422 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/config"
+	"github.com/gotimingwheel/timingwheel/levelbits"
+	"github.com/gotimingwheel/timingwheel/timingwheel"
+)
+
+// Wheel is what the checks drive: the methods of *timingwheel.Wheel[int] they
+// call. *timingwheel.Wheel[int] implements it; so may a wrapper of your own
+// (a locked wheel, a wheel behind a simulated clock).
+type Wheel interface {
+	Now() time.Time
+	Start() time.Time
+	AlarmPrecision() time.Duration
+	Len() int
+	IsEmpty() bool
+	All() iter.Seq[alarm.Alarm]
+	NowIntervalNum() int64
+	MaxAllowedAlarmTime() time.Time
+	MaxAllowedAlarmIntervalNum() int64
+	Add(at time.Time, v int) (alarm.Alarm, error)
+	AddAtIntervalNum(n int64, v int) (alarm.Alarm, error)
+	Mem(a alarm.Alarm) bool
+	Remove(a alarm.Alarm) error
+	Reschedule(a alarm.Alarm, at time.Time) error
+	RescheduleAtIntervalNum(a alarm.Alarm, n int64) error
+	Clear()
+	Shrink()
+	Stats() timingwheel.Stats
+	AlarmAt(a alarm.Alarm) (time.Time, error)
+	AlarmIntervalNum(a alarm.Alarm) (int64, error)
+	AlarmValue(a alarm.Alarm) (int, error)
+	AdvanceClock(to time.Time, fired func(timingwheel.Fired[int])) error
+	AdvanceClockLimit(to time.Time, limit int, fired func(timingwheel.Fired[int])) (int, bool, error)
+	FirePastAlarms(fired func(timingwheel.Fired[int]))
+	AdvanceClockStopAtNextAlarm(to time.Time, fired func(timingwheel.Fired[int])) error
+	NextAlarmFiresAt() (time.Time, bool)
+	MinAlarmIntervalNum() (int64, bool)
+	MinAlarmTimeInMinInterval() (time.Time, bool)
+	MaxAlarmTimeInMinInterval() (time.Time, bool)
+	Invariant() error
+}
+
+// WheelFactory makes the wheel under test for a config and start time.
+type WheelFactory = func(cfg config.Config, start time.Time) (Wheel, error)
+
+// WheelKind describes the wheel's calls.
+var WheelKind = &Kind{Name: "wheel", thing: "alarm", verb: "fired", liveOdds: 6,
+	queries: []string{"Len", "IsEmpty (none: true)", "Now", "NowIntervalNum", "MaxAllowedAlarmTime", "NextAlarmFiresAt",
+		"MinAlarmIntervalNum", "MinAlarmTimeInMinInterval", "MaxAlarmTimeInMinInterval"},
+	oneQueries: "Mem, AlarmAt, AlarmIntervalNum, AlarmValue", ops: []opDef{
+		{"Add", 6, "ai", kAdd}, {"AddAtIntervalNum", 2, "ni", kAdd}, {"Remove", 2, "i", kRemove},
+		{"Reschedule", 2, "ia", kMove}, {"RescheduleAtIntervalNum", 1, "in", kMove},
+		{"AdvanceClock", 4, "a", kFire}, {"AdvanceClockLimit", 2, "al", kFire}, {"FirePastAlarms", 1, "", kFire},
+		{"AdvanceClockStopAtNextAlarm", 2, "a", kFire}, {"Shrink", 1, "", kShrink}, {"Clear", 1, "", kClear},
+	}, errs: []error{timingwheel.ErrTimeOutOfRange, timingwheel.ErrIntervalNumOutOfRange, timingwheel.ErrTooFarInFuture,
+		timingwheel.ErrBeforeCurrentInterval, timingwheel.ErrInvalidAlarm, timingwheel.ErrNonPositiveLimit}}
+
+// wheelAPI is what a wheel and its model have in common: H is the handle,
+// F what a handler receives.
+type wheelAPI[H, F any] interface {
+	Now() time.Time
+	Len() int
+	IsEmpty() bool
+	NowIntervalNum() int64
+	MaxAllowedAlarmTime() time.Time
+	Add(at time.Time, v int) (H, error)
+	AddAtIntervalNum(n int64, v int) (H, error)
+	Mem(a H) bool
+	Remove(a H) error
+	Reschedule(a H, at time.Time) error
+	RescheduleAtIntervalNum(a H, n int64) error
+	Clear()
+	AlarmAt(a H) (time.Time, error)
+	AlarmIntervalNum(a H) (int64, error)
+	AlarmValue(a H) (int, error)
+	AdvanceClock(to time.Time, fired func(F)) error
+	AdvanceClockLimit(to time.Time, limit int, fired func(F)) (int, bool, error)
+	FirePastAlarms(fired func(F))
+	AdvanceClockStopAtNextAlarm(to time.Time, fired func(F)) error
+	NextAlarmFiresAt() (time.Time, bool)
+	MinAlarmIntervalNum() (int64, bool)
+	MinAlarmTimeInMinInterval() (time.Time, bool)
+	MaxAlarmTimeInMinInterval() (time.Time, bool)
+}
+
+type wheelSide[H comparable, F any] struct {
+	w    wheelAPI[H, F]
+	conv func(func(H)) func(F) // a handler of handles as the side's handler
+}
+
+func (s wheelSide[H, F]) add(op Op, id int) (H, error) {
+	if op.Name == "AddAtIntervalNum" {
+		return s.w.AddAtIntervalNum(op.Interval, id)
+	}
+	return s.w.Add(ns2t(op.At), id)
+}
+
+func (s wheelSide[H, F]) move(op Op, a H) error {
+	if op.Name == "RescheduleAtIntervalNum" {
+		return s.w.RescheduleAtIntervalNum(a, op.Interval)
+	}
+	return s.w.Reschedule(a, ns2t(op.At))
+}
+
+func (s wheelSide[H, F]) fire(op Op, handler func(H)) (string, error) {
+	var f func(F)
+	if handler != nil {
+		f = s.conv(handler)
+	}
+	to := ns2t(op.At)
+	switch op.Name {
+	case "AdvanceClock":
+		return "", s.w.AdvanceClock(to, f)
+	case "AdvanceClockLimit":
+		n, done, err := s.w.AdvanceClockLimit(to, op.Limit, f)
+		return fmt.Sprint(n, done), err
+	case "FirePastAlarms":
+		s.w.FirePastAlarms(f)
+		return "", nil
+	}
+	return "", s.w.AdvanceClockStopAtNextAlarm(to, f)
+}
+
+func (s wheelSide[H, F]) remove(a H) error { return s.w.Remove(a) }
+func (s wheelSide[H, F]) clear()           { s.w.Clear() }
+func (s wheelSide[H, F]) mem(a H) bool     { return s.w.Mem(a) }
+func (s wheelSide[H, F]) base() int64      { return s.w.Now().UnixNano() }
+
+func (s wheelSide[H, F]) value(a H) (int, error) { return s.w.AlarmValue(a) }
+
+func (s wheelSide[H, F]) at(a H) (int64, error) {
+	t, err := s.w.AlarmAt(a)
+	return t.UnixNano(), err
+}
+
+func (s wheelSide[H, F]) shrink() {
+	if w, ok := s.w.(interface{ Shrink() }); ok {
+		w.Shrink()
+	}
+}
+
+func (s wheelSide[H, F]) observe() []int64 {
+	w := s.w
+	next, nok := w.NextAlarmFiresAt()
+	k, kok := w.MinAlarmIntervalNum()
+	lo, look := w.MinAlarmTimeInMinInterval()
+	hi, hok := w.MaxAlarmTimeInMinInterval()
+	return []int64{int64(w.Len()), opt(0, !w.IsEmpty()), w.Now().UnixNano(), w.NowIntervalNum(),
+		w.MaxAllowedAlarmTime().UnixNano(), opt(next.UnixNano(), nok), opt(k, kok), opt(lo.UnixNano(), look),
+		opt(hi.UnixNano(), hok)}
+}
+
+func (s wheelSide[H, F]) observeOne(a H) view {
+	v := view{Mem: s.w.Mem(a)}
+	at, err := s.at(a)
+	v.set(0, at, err)
+	n, err := s.w.AlarmIntervalNum(a)
+	v.set(1, n, err)
+	x, err := s.w.AlarmValue(a)
+	v.set(2, int64(x), err)
+	return v
+}
+
+// wheelSys is a harness's wheel and model.
+type wheelSys struct {
+	cfg config.Config
+	w   Wheel
+	m   *Model[int]
+}
+
+// NewWheel starts a harness on the wheel factory makes (nil:
+// timingwheel.NewWithConfig[int]) and a Model.
+func NewWheel(cfg config.Config, start time.Time, factory WheelFactory) (*Harness, error) {
+	mk := factory
+	if mk == nil {
+		mk = func(cfg config.Config, start time.Time) (Wheel, error) {
+			return timingwheel.NewWithConfig[int](cfg, start)
+		}
+	}
+	w, err := mk(cfg, start)
+	m, merr := NewModel[int](cfg, start)
+	if (err == nil) != (merr == nil) || err != nil && !errors.Is(err, timingwheel.ErrTimeOutOfRange) {
+		return nil, fmt.Errorf("New(%v, %d): wheel error %v, model error %v", cfg, start.UnixNano(), err, merr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	head := fmt.Sprintf("wheel precision=%d bits=%s capacity=%d overflow=%v start=%d", cfg.Precision().Log2(),
+		joinInts(cfg.LevelBits().Bits()), cfg.Capacity(), cfg.Overflow(), start.UnixNano())
+	return newHarness(WheelKind, &wheelSys{cfg, w, m},
+		wheelSide[alarm.Alarm, timingwheel.Fired[int]]{w, func(f func(alarm.Alarm)) func(timingwheel.Fired[int]) {
+			return func(ev timingwheel.Fired[int]) { f(ev.Alarm) }
+		}},
+		wheelSide[ModelAlarm, ModelAlarm]{m, func(f func(ModelAlarm)) func(ModelAlarm) { return f }},
+		head, func() (*Harness, error) { return NewWheel(cfg, start, factory) })
+}
+
+// newWheelFromHeader starts a harness for a wheel trace's header.
+func newWheelFromHeader(kv map[string]string, factory WheelFactory) (*Harness, error) {
+	var prec, capacity int
+	var bits []int
+	var overflow bool
+	var start int64
+	err := headerFields(kv, map[string]any{"precision": &prec, "bits": &bits, "capacity": &capacity,
+		"overflow": &overflow, "start": &start})
+	if err != nil {
+		return nil, err
+	}
+	lb, err := levelbits.New(bits...)
+	var cfg config.Config
+	if err == nil {
+		opts := []config.Option{config.WithLevelBits(lb), config.WithCapacity(capacity)}
+		if overflow {
+			opts = append(opts, config.WithOverflow())
+		}
+		cfg, err = config.New(config.AlarmPrecision(prec), opts...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("proptest: trace config: %w", err)
+	}
+	return NewWheel(cfg, ns2t(start), factory)
+}
+
+// DrawWheel starts a harness on a config drawn from cfgs (or RandomConfig
+// when cfgs is empty) and a drawn start time.
+func DrawWheel(src Source, cfgs []config.Config, factory WheelFactory) (*Harness, error) {
+	var cfg config.Config
+	var err error
+	if len(cfgs) > 0 {
+		cfg = cfgs[src.Intn("config", len(cfgs))]
+	} else if cfg, err = RandomConfig(src); err != nil {
+		return nil, err
+	}
+	return NewWheel(cfg, genStart(src), factory)
+}
+
+// RandomConfig draws a wheel config: a precision of 2^0 to 2^46 ns, level
+// bits that are either tiny ([1], [2], [1 1], [2 1], [1 1 1], [3 2], random
+// small ones, so that levels turn over fast) or the default, and overflow on
+// in a quarter of the configs.
+func RandomConfig(src Source) (config.Config, error) {
+	precisions := []int{0, 0, 0, 1, 2, 3, 10, 20, 30, 46}
+	p := config.AlarmPrecision(precisions[src.Intn("precision", len(precisions))])
+	bits := [][]int{{1}, {2}, {1, 1}, {2, 1}, {1, 1, 1}, {3, 2}, levelbits.Default().Bits(), nil, nil}[src.Intn("levelbits", 9)]
+	if bits == nil {
+		n := 1 + src.Intn("numLevels", 4)
+		for i := range n {
+			bits = append(bits, 1+src.Intn(fmt.Sprintf("bits%d", i), 3))
+		}
+	}
+	lb, err := levelbits.New(bits...)
+	if err != nil {
+		return config.Config{}, fmt.Errorf("level bits %v: %w", bits, err)
+	}
+	opts := []config.Option{config.WithLevelBits(lb), config.WithCapacity(src.Intn("capacity", 5))}
+	if src.Intn("overflow", 4) == 0 {
+		opts = append(opts, config.WithOverflow())
+	}
+	return config.New(p, opts...)
+}
+
+// genStart draws a start time: the epoch, near MaxTime, or anywhere in the
+// first 2^40 ns.
+func genStart(src Source) time.Time {
+	switch src.Intn("startKind", 4) {
+	case 0:
+		return ns2t(0)
+	case 1:
+		return ns2t(maxNs - src.Int64Range("startNearMax", 0, 1<<20))
+	}
+	return ns2t(src.Int64Range("start", 0, 1<<40))
+}
+
+func (s *wheelSys) gen(h *Harness, src Source, op *Op, noPanic bool) {
+	m := s.m
+	switch op.Name {
+	case "Add":
+		op.At = s.genTime(src, "at")
+	case "AddAtIntervalNum":
+		if src.Intn("intervalFar", 6) == 0 {
+			op.Interval = m.maxAllowedKey() + src.Int64Range("intervalEdge", -1, 1)
+		} else {
+			op.Interval = m.NowIntervalNum() + src.Int64Range("intervalDelta", -2, 40)
+		}
+	case "Remove":
+		op.ID = h.pick(src, "remove")
+	case "Reschedule":
+		op.ID = h.pick(src, "resched")
+		op.At = s.genTime(src, "reschedAt")
+	case "RescheduleAtIntervalNum":
+		op.ID = h.pick(src, "reschedN")
+		op.Interval = m.NowIntervalNum() + src.Int64Range("reschedDelta", -1, 20)
+	case "AdvanceClock", "AdvanceClockStopAtNextAlarm":
+		op.At = s.genAdvance(src, "to")
+		op.Script = h.genScript(src, noPanic, 0, 8<<m.shift)
+	case "AdvanceClockLimit":
+		op.At = s.genAdvance(src, "to")
+		op.Limit = src.Intn("limit", 6)
+		op.Script = h.genScript(src, noPanic, 0, 8<<m.shift)
+	case "FirePastAlarms":
+		op.Script = h.genScript(src, noPanic, 0, 8<<m.shift)
+	}
+}
+
+// genTime draws an alarm time around the clock and the wheel's reach: just
+// before the current interval, inside it before now, at and just past
+// MaxAllowedAlarmTime, anywhere up to MaxTime, and mostly near now.
+func (s *wheelSys) genTime(src Source, label string) int64 {
+	now, prec := s.m.now, int64(1)<<s.m.shift
+	intervalStart := now / prec * prec
+	maxAllowed := s.m.MaxAllowedAlarmTime().UnixNano()
+	switch src.Intn(label+"Kind", 10) {
+	case 0:
+		return intervalStart - src.Int64Range(label+"Before", 1, 3)
+	case 1:
+		return intervalStart + src.Int64Range(label+"InCurrent", 0, max(0, now-intervalStart))
+	case 2:
+		return maxAllowed
+	case 3:
+		return maxAllowed + src.Int64Range(label+"Beyond", 1, 3)
+	case 4:
+		return now + src.Int64Range(label+"Anywhere", 0, maxNs-now)
+	}
+	return now + src.Int64Range(label+"Near", 0, max(0, min(maxAllowed-now, 16*prec)))
+}
+
+// genAdvance draws a target for an advance: by one, small, medium, large
+// jumps, MaxTime, backwards, around the next alarm, and sometimes past MaxTime.
+func (s *wheelSys) genAdvance(src Source, label string) int64 {
+	now, prec := s.m.now, int64(1)<<s.m.shift
+	var ns int64
+	switch src.Intn(label+"Kind", 8) {
+	case 0:
+		ns = now + 1
+	case 1:
+		ns = now + src.Int64Range(label+"Small", 0, 4*prec)
+	case 2:
+		ns = now + src.Int64Range(label+"Jump", 0, (maxNs-now)/2)
+	case 3:
+		ns = maxNs
+	case 4:
+		ns = now - src.Int64Range(label+"Back", 0, 3)
+	case 5:
+		ns = now + 1
+		if nx, ok := s.m.NextAlarmFiresAt(); ok {
+			ns = nx.UnixNano() + src.Int64Range(label+"Next", -1, 1)
+		}
+	default:
+		ns = now + src.Int64Range(label+"Medium", 0, 64*prec)
+	}
+	if ns > maxNs && src.Intn(label+"KeepBeyond", 5) > 0 {
+		ns = maxNs
+	}
+	return max(ns, 0)
+}
+
+// firedCheck: nothing fires early. AdvanceClock and AdvanceClockLimit fire
+// alarms with at < Now() (except those a panicking FirePastAlarms left due,
+// which were due by its rule); the other calls alarms with at <= Now().
+func (s *wheelSys) firedCheck(op Op) func(id int, at int64) error {
+	strict := op.Name == "AdvanceClock" || op.Name == "AdvanceClockLimit"
+	leftover := map[int]bool{}
+	for _, ma := range s.m.due {
+		if v, err := s.m.AlarmValue(ma); err == nil {
+			leftover[v] = true
+		}
+	}
+	return func(id int, at int64) error {
+		if now := s.w.Now().UnixNano(); strict && !leftover[id] && at >= now || at > now {
+			return fmt.Errorf("alarm %d at %d fired early, now %d", id, at, now)
+		}
+		return nil
+	}
+}
+
+func (s *wheelSys) check(h *Harness) error {
+	if err := s.w.Invariant(); err != nil {
+		return fmt.Errorf("Invariant: %w", err)
+	}
+	st := s.w.Stats()
+	onLevels := st.Overflow + st.Due
+	for _, c := range st.Levels {
+		onLevels += c
+	}
+	if st.Live != s.w.Len() || onLevels != st.Live || st.Capacity < st.Live {
+		return fmt.Errorf("Stats %+v inconsistent with Len %d", st, s.w.Len())
+	}
+	if !s.cfg.Overflow() && st.Overflow != 0 {
+		return fmt.Errorf("Stats.Overflow %d without overflow levels", st.Overflow)
+	}
+	return h.checkAll(s.w.All())
+}
+
+// Wheel returns the wheel and the model of a harness NewWheel started.
+func (h *Harness) Wheel() (Wheel, *Model[int]) {
+	s := h.sys.(*wheelSys)
+	return s.w, s.m
+}
+
+// Latest returns the live id with the latest time, the last added or
+// rescheduled among equals; 0 if none.
+func (h *Harness) Latest() int {
+	m := h.sys.(*wheelSys).m
+	best := -1
+	for i, e := range m.alarms {
+		if best < 0 || e.at > m.alarms[best].at || e.at == m.alarms[best].at && e.seq > m.alarms[best].seq {
+			best = i
+		}
+	}
+	if best < 0 {
+		return 0
+	}
+	return m.alarms[best].v
+}
