@@ -16,7 +16,6 @@ import (
 	"math/bits"
 	"time"
 
-	"github.com/gotimingwheel/timingwheel/internal/mutant"
 	"github.com/gotimingwheel/timingwheel/invariant"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
@@ -190,7 +189,7 @@ func (c Config) QueueLevelBits() levelbits.LevelBits {
 		return c.levelBits
 	}
 	bits := c.levelBits.Bits()
-	for rest := levelbits.MaxNumBits - int(c.precision) - c.levelBits.NumBits(); rest > 0 && !(mutant.Is(mutant.OverflowShort) && rest < OverflowLevelBits); {
+	for rest := levelbits.MaxNumBits - int(c.precision) - c.levelBits.NumBits(); rest > 0; {
 		b := min(rest, OverflowLevelBits)
 		bits = append(bits, b)
 		rest -= b

@@ -69,7 +69,6 @@ import (
 	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/internal/checked"
-	"github.com/gotimingwheel/timingwheel/internal/mutant"
 	"github.com/gotimingwheel/timingwheel/internal/queue"
 )
 
@@ -314,7 +313,7 @@ func (w *Wheel[T]) checkAt(at time.Time) (int64, error) {
 	if ns > maxTimeNs || ns>>w.shift > w.q.MaxAllowedKey() {
 		return 0, w.tooFar(at)
 	}
-	if ns>>w.shift < w.now>>w.shift || mutant.Is(mutant.BeforeNowRejected) && ns < w.now {
+	if ns>>w.shift < w.now>>w.shift {
 		return 0, w.beforeInterval(at)
 	}
 	return ns, nil
@@ -545,7 +544,7 @@ func (w *Wheel[T]) AdvanceClockLimit(to time.Time, limit int, fired func(Fired[T
 	target := max(ns, w.now)
 	key := target >> w.shift
 	reached := w.q.CollectTo(key, limit)
-	if reached == key || mutant.Is(mutant.LimitJumps) {
+	if reached == key {
 		w.now = target
 		done = true
 	} else {
@@ -611,9 +610,6 @@ func (w *Wheel[T]) NextAlarmFiresAt() (time.Time, bool) {
 	k, ok := w.q.MinKey()
 	if !ok || k >= w.maxIntervalNum {
 		return time.Time{}, false
-	}
-	if mutant.Is(mutant.NextAlarmOffByOne) {
-		return fromNanos(k << w.shift), true
 	}
 	return fromNanos((k + 1) << w.shift), true
 }

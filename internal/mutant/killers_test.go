@@ -1,5 +1,3 @@
-//go:build twmutants
-
 package mutant_test
 
 import (
@@ -20,11 +18,11 @@ import (
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
 
-// The killers: the checks this repository ships, run inside this test binary
-// so that the mutation runner (kill_test.go) can re-run them with one mutant
-// switched on. They run only in a child the runner starts (TW_MUTANT set);
-// the runner also starts one child with TW_MUTANT=none, where every killer
-// must pass.
+// The killers of this package: checks this repository ships, gathered here
+// so that the mutation runner (kill_test.go) can run them against each
+// mutant's build. They are slow, so they run only in a child the runner
+// starts (TW_MUTANT names the mutant, or "none" for the unpatched build,
+// where every killer must pass).
 
 func child(t *testing.T) {
 	if os.Getenv("TW_MUTANT") == "" {

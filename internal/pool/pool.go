@@ -35,7 +35,6 @@ import (
 	"math"
 	"sync/atomic"
 
-	"github.com/gotimingwheel/timingwheel/internal/mutant"
 	"github.com/gotimingwheel/timingwheel/invariant"
 )
 
@@ -247,11 +246,11 @@ func (p *Pool[T]) Lookup(a Handle) (uint32, bool) {
 	}
 	if int(a.index) < len(p.recs) {
 		r := &p.recs[a.index]
-		if (r.Gen == a.gen || mutant.Is(mutant.HandleGenIgnored)) && r.State != StateFree {
+		if r.Gen == a.gen && r.State != StateFree {
 			return a.index, true
 		}
 	}
-	if len(p.fwd) > 0 && !mutant.Is(mutant.ShrinkForwardLost) {
+	if len(p.fwd) > 0 {
 		if j, ok := p.fwd[origin{a.index, a.gen}]; ok {
 			return j, true
 		}
@@ -269,9 +268,7 @@ func (p *Pool[T]) Reset() {
 	p.free = 0
 	p.live = 0
 	p.retired = 0
-	if !mutant.Is(mutant.ClearKeepsOwner) {
-		p.owner = NewOwnerID()
-	}
+	p.owner = NewOwnerID()
 	p.fwd, p.rev, p.nextGen = nil, nil, 0
 }
 

@@ -38,7 +38,6 @@ import (
 	"unsafe"
 
 	"github.com/gotimingwheel/timingwheel/internal/checked"
-	"github.com/gotimingwheel/timingwheel/internal/mutant"
 	"github.com/gotimingwheel/timingwheel/internal/pool"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
@@ -90,9 +89,6 @@ func (lv *level) minAfter(prevMax int64) int64 {
 }
 
 func addClamp(a, d int64) int64 {
-	if mutant.Is(mutant.ClampWrong) && a > MaxKey-1-d {
-		return MaxKey - 1
-	}
 	if a > MaxKey-d {
 		return MaxKey
 	}
@@ -306,9 +302,6 @@ func (q *Queue[T]) insert(i uint32, key int64) {
 	}
 	lv := &q.levels[l]
 	s := lv.slot(key)
-	if mutant.Is(mutant.SlotOffByOne) && l > 0 {
-		s = (s + 1) & int(lv.mask)
-	}
 	q.put(l, s, i, key, false)
 	q.length++
 	if q.minValid {
@@ -329,7 +322,7 @@ func (q *Queue[T]) detach(i uint32) {
 	} else {
 		l := int(r.State) - 1
 		q.del(l, q.levels[l].slot(key), i)
-		if q.minValid && key == q.minKey && !mutant.Is(mutant.MinNotInvalidated) {
+		if q.minValid && key == q.minKey {
 			q.minValid = false
 		}
 	}
@@ -409,10 +402,6 @@ func (q *Queue[T]) ChangeTime(a pool.Handle, t int64) error {
 	}
 	if err := q.checkTime(t); err != nil {
 		return err
-	}
-	if mutant.Is(mutant.RescheduleInPlace) && t>>q.shift == q.keyOf(q.rec(i)) {
-		q.rec(i).Time = t
-		return nil
 	}
 	q.detach(i)
 	q.rec(i).Time = t
@@ -616,7 +605,7 @@ func (q *Queue[T]) keyTimes(k int64, due bool) (lo, hi int64) {
 	}
 	for l := range q.levels {
 		lv := &q.levels[l]
-		if lv.length > 0 && k >= lv.minKey && k <= lv.maxKey && (l == 0 || !mutant.Is(mutant.MinTimesLevel0)) {
+		if lv.length > 0 && k >= lv.minKey && k <= lv.maxKey {
 			q.each(l, lv.slot(k), note)
 		}
 	}
@@ -675,7 +664,7 @@ func (q *Queue[T]) CollectTo(key int64, limit int) int64 {
 		if !ok || k >= key {
 			break
 		}
-		if limit > 0 && n >= limit && !(mutant.Is(mutant.LimitOneMore) && n == limit) {
+		if limit > 0 && n >= limit {
 			key = k
 			break
 		}
@@ -760,9 +749,7 @@ func (q *Queue[T]) endFiring(depth int, epoch uint64) {
 	for len(q.firing) > depth {
 		i := q.firing[len(q.firing)-1]
 		q.firing = q.firing[:len(q.firing)-1]
-		if !mutant.Is(mutant.DueNotFreed) {
-			q.pool.Free(i)
-		}
+		q.pool.Free(i)
 	}
 }
 
@@ -880,11 +867,7 @@ func (q *Queue[T]) moveDown(l int, i uint32) {
 	for q.levels[t].minKey > key {
 		t--
 	}
-	if mutant.Is(mutant.CascadeLowest) {
-		for t = 0; key > q.levels[t].maxKey; t++ {
-		}
-	}
-	q.put(t, q.levels[t].slot(key), i, key, !mutant.Is(mutant.CascadeAppends))
+	q.put(t, q.levels[t].slot(key), i, key, true)
 	q.counts.Moved++
 }
 
@@ -902,20 +885,17 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) {
 	k := q.minAllowed
 	for l := len(q.levels) - 1; l >= 0; l-- {
 		lv := &q.levels[l]
-		if lv.length == 0 || k < lv.minKey || k > lv.maxKey || l > 0 && mutant.Is(mutant.FirePastLevel0) {
+		if lv.length == 0 || k < lv.minKey || k > lv.maxKey {
 			continue
 		}
 		s := lv.slot(k)
 		chosen := q.scratch[:0]
 		q.each(l, s, func(i uint32) bool {
-			if r := q.rec(i); r.Time <= maxTime && q.keyOf(r) == k && !(mutant.Is(mutant.FirePastStrict) && r.Time == maxTime) {
+			if r := q.rec(i); r.Time <= maxTime && q.keyOf(r) == k {
 				chosen = append(chosen, i)
 			}
 			return true
 		})
-		if mutant.Is(mutant.FirePastReversed) {
-			slices.Reverse(chosen)
-		}
 		for _, i := range chosen {
 			q.del(l, s, i)
 			q.toDue(i)
@@ -1046,10 +1026,8 @@ func (q *Queue[T]) Clear() {
 	q.counts.Cleared += uint64(q.length)
 	q.length = 0
 	q.dueBuf, q.duePos, q.dueLen = q.dueBuf[:0], 0, 0
-	if !mutant.Is(mutant.StaleMinAfterClr) {
-		q.minValid = false // the original keeps a stale cached minimum here
-		q.minKey = 0
-	}
+	q.minValid = false // the original keeps a stale cached minimum here
+	q.minKey = 0
 	q.firing = q.firing[:0]
 	q.epoch++
 	if checked.On {

@@ -1,7 +1,6 @@
 package queue
 
 import (
-	"github.com/gotimingwheel/timingwheel/internal/mutant"
 	"github.com/gotimingwheel/timingwheel/internal/pool"
 )
 
@@ -109,18 +108,14 @@ func (q *Queue[T]) del(l, s int, i uint32) {
 	} else {
 		v.back[p] = 0
 	}
-	if l > 0 && lv.slotMinKey[s] == q.keyOf(r) && !mutant.Is(mutant.SlotMinKept) {
+	if l > 0 && lv.slotMinKey[s] == q.keyOf(r) {
 		lv.slotMinKey[s] = minUnknown // the minimum may have left; the next query walks the slot
 	}
 	lv.slotLen[s]--
-	if !mutant.Is(mutant.LengthNotCounted) {
-		lv.length--
-	}
+	lv.length--
 	if lv.slotLen[s] == 0 {
 		v.front, v.back = v.front[:0], v.back[:0]
-		if !mutant.Is(mutant.BitmapNotCleared) {
-			lv.occupied.unset(s)
-		}
+		lv.occupied.unset(s)
 	}
 }
 

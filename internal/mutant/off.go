@@ -1,8 +1,0 @@
-//go:build !twmutants
-
-package mutant
-
-// On is false: no mutant can be active in a normal build.
-const On = false
-
-const active = ""
