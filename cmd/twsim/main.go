@@ -464,6 +464,10 @@ func printLines(w io.Writer, rw row) {
 	if rw.has {
 		_, other := rw.job.impls("")
 		fmt.Fprintf(w, "# %s: %s\n", other, rw.cmp.Line())
+		if rw.job.isClock() { // the table has no column for these
+			fmt.Fprintf(w, "# %s: %s N=%d bytes_per_alarm=%.1f allocs_per_op=%.4f\n",
+				other, rw.cmp.Name, rw.cmp.N, rw.cmp.BytesPerAlarm, rw.cmp.AllocsPerOp)
+		}
 	}
 }
 

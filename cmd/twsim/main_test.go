@@ -161,6 +161,7 @@ func TestRunClock(t *testing.T) {
 		`(?m)^CLOCK-STEP 300 [0-9]+\.[0-9] [0-9]+$`,
 		`(?m)^# CLOCK-STEP N=300 warm_steps=300 steps=100000 fired=[0-9]+ timed_fired=[0-9]+ now_end_ns=[0-9]+$`,
 		`(?m)^# heapclock: CLOCK-STEP 300 `,
+		`(?m)^# heapclock: CLOCK-STEP N=300 bytes_per_alarm=[0-9.]+ allocs_per_op=[0-9.]+$`,
 		`(?m)^\s+CLOCK-NEW\s+300\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+\S+\s+[0-9]+\s+[0-9.]+\s+[0-9.]+$`,
 		`(?m)^\s+CLOCK-STEP\s+300\s`,
 		`(?m)^# CLOCK-NEW, CLOCK-STEP: simclock in the wheel column`,
