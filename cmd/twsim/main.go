@@ -1,43 +1,63 @@
 // Command twsim runs the reference benchmark workloads of docs/workloads.md on
 // the timing wheel and on the heap baselines, and prints a table plus the
 // result lines ("WORKLOAD N ns_per_op checksum") and the "#" count lines.
+// Its clock workloads (CLOCK-NEW, CLOCK-STEP, this project's additions) run
+// simclock against a container/heap clock in the same way.
 //
 // With no flags it runs every workload at a quick size (HOLD and HOLD-EXACT
 // at N = 1000 and 100000; TIMEOUT, TIMEOUT-1M, SPARSE, SPARSE_P10 and MEM at
-// their only size), each on the wheel and on the 4-ary heap for comparison:
+// their only size; CLOCK-NEW and CLOCK-STEP at N = 1000), each on the wheel
+// (simclock) and on the 4-ary heap (the heap clock) for comparison:
 //
 //	go run ./cmd/twsim
 //	go run ./cmd/twsim -workload hold -n 1000000 -reps 5
 //	go run ./cmd/twsim -workload all -n 1000,100000,1000000
+//	go run ./cmd/twsim -workload clock-new,clock-step -reps 3
 //	go run ./cmd/twsim -impl heap2 -workload timeout
 //	go run ./cmd/twsim -workload hold-exact -n 1000000 -cpuprofile cpu.out
+//	go run ./cmd/twsim -workload hold -n 1e7 -isolate
 //
 // Flags:
 //
-//	-workload hold|hold-exact|timeout|timeout-1m|sparse|mem|all  (default all)
-//	-n        sizes for hold and hold-exact (comma-separated), and N for mem
-//	-impl     wheel|heap2|heap4: the implementation measured (default wheel)
-//	-compare  also run heap4 on each workload, interleaved, for the ratio column
+//	-workload hold|hold-exact|timeout|timeout-1m|sparse|mem|clock-new|clock-step|all
+//	          (default all; a comma-separated list allowed)
+//	-n        sizes for hold, hold-exact, clock-new and clock-step
+//	          (comma-separated), and N for mem
+//	-impl     wheel|heap2|heap4: the implementation measured (default wheel;
+//	          the clock workloads always measure simclock)
+//	-compare  also run heap4 (the heap clock, on the clock workloads) on each
+//	          workload, interleaved, for the ratio column
 //	-reps     repetitions of each run; the medians are reported
+//	-isolate  run each repetition of each implementation on each row in a
+//	          child process of its own, so that the peak RSS column is that
+//	          row's alone (and a heap4 RSS column is added)
 //	-clock    wall (default, as docs/workloads.md) or thread (the thread's CPU
 //	          time: steadier on a busy machine, for A/B comparisons)
-//	-check    check the invariants during the runs (slow; timings meaningless)
+//	-check    check the invariants during the runs (the clock workloads: that
+//	          each callback runs at its time, in order; slow; timings meaningless)
 //	-cpuprofile, -memprofile  write pprof profiles (the comparison runs are
 //	          then off unless -compare is given explicitly); the CPU samples
 //	          of the timed regions carry the label timed=WORKLOAD, so
 //	          go tool pprof -tagfocus timed=TIMEOUT-1M shows the timed loop alone
+//
+// The peak RSS column is the process's peak resident set size (VmHWM of
+// /proc/self/status, Linux only) read after the row: without -isolate it is
+// the peak of the whole run up to and including that row.
 //
 // For checks inside every call, build with the twcheck tag:
 // go run -tags twcheck ./cmd/twsim -check.
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -49,6 +69,7 @@ import (
 	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/cmd/twsim/heaps"
 	"github.com/gotimingwheel/timingwheel/cmd/twsim/workload"
+	"github.com/gotimingwheel/timingwheel/simclock"
 )
 
 func main() {
@@ -63,28 +84,35 @@ func main() {
 
 // options are the parsed flags.
 type options struct {
-	workloads []string // canonical names, in run order
-	sizes     []int    // HOLD / HOLD-EXACT sizes
-	memN      int      // MEM's N
-	impl      string
-	compare   bool
-	reps      int
-	check     bool
-	clock     string
-	cpuprof   string
-	memprof   string
+	workloads  []string // canonical names, in run order
+	sizes      []int    // HOLD / HOLD-EXACT sizes
+	clockSizes []int    // CLOCK-NEW / CLOCK-STEP sizes
+	memN       int      // MEM's N
+	impl       string
+	compare    bool
+	reps       int
+	check      bool
+	clock      string
+	cpuprof    string
+	memprof    string
+	isolate    bool
+	child      string // -job: run this one job once and print it as JSON (for -isolate)
 }
 
-var allWorkloads = []string{"hold", "hold-exact", "timeout", "timeout-1m", "sparse", "mem"}
+var allWorkloads = []string{"hold", "hold-exact", "timeout", "timeout-1m", "sparse", "mem", "clock-new", "clock-step"}
 
-var quickSizes = []int{1000, 100000}
+var (
+	quickSizes      = []int{1000, 100000}
+	quickClockSizes = []int{1000}                       // clock workloads in -workload all
+	clockSizes      = []int{100, 1000, 10_000, 100_000} // clock workloads named in -workload
+)
 
 // parseFlags turns the command line into options.
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("twsim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	wl := fs.String("workload", "all", "hold|hold-exact|timeout|timeout-1m|sparse|mem|all (comma-separated list allowed)")
-	ns := fs.String("n", "", "sizes for hold and hold-exact, comma-separated (default 1000,100000), and N for mem (default 1000000; with several sizes, the largest)")
+	wl := fs.String("workload", "all", "hold|hold-exact|timeout|timeout-1m|sparse|mem|clock-new|clock-step|all (comma-separated list allowed)")
+	ns := fs.String("n", "", "sizes for hold and hold-exact, comma-separated (default 1000,100000), for clock-new and clock-step (default 100,1000,10000,100000, or 1000 within all), and N for mem (default 1000000; with several sizes, the largest)")
 	impl := fs.String("impl", "wheel", "implementation: wheel|heap2|heap4")
 	compare := fs.Bool("compare", true, "also run heap4 on each workload (interleaved) for the ratio column")
 	reps := fs.Int("reps", 1, "repetitions of each run, interleaved with the comparison runs; medians are reported")
@@ -92,13 +120,19 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	clock := fs.String("clock", "wall", "wall: the monotonic clock (docs/workloads.md); thread: this thread's CPU time, steadier on a busy machine (for A/B runs)")
 	cpuprof := fs.String("cpuprofile", "", "write a CPU profile of the measured implementation's runs to this file")
 	memprof := fs.String("memprofile", "", "write a heap profile at the end to this file")
+	isolate := fs.Bool("isolate", false, "run each repetition of each implementation on each row in a child process, so that peak RSS is per row")
+	child := fs.String("job", "", "internal, for -isolate: run the job KIND:N:IMPL once and print its result as JSON")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
 	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	o := options{impl: *impl, compare: *compare, reps: *reps, check: *check, clock: *clock, cpuprof: *cpuprof, memprof: *memprof}
+	o := options{impl: *impl, compare: *compare, reps: *reps, check: *check, clock: *clock, cpuprof: *cpuprof,
+		memprof: *memprof, isolate: *isolate, child: *child}
+	if o.isolate && (o.cpuprof != "" || o.memprof != "") {
+		return o, errors.New("-isolate with a profile: the runs are in child processes; profile without -isolate")
+	}
 	if o.clock != "wall" && o.clock != "thread" {
 		return o, fmt.Errorf("-clock %q: want wall or thread", o.clock)
 	}
@@ -110,6 +144,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.reps < 1 || o.reps > 1000 {
 		return o, fmt.Errorf("-reps %d: want 1..1000", o.reps)
 	}
+	o.clockSizes = quickClockSizes
 	for _, w := range strings.Split(strings.ToLower(*wl), ",") {
 		w = strings.TrimSpace(w)
 		switch {
@@ -117,6 +152,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 			o.workloads = append(o.workloads, allWorkloads...)
 		case slices.Contains(allWorkloads, w):
 			o.workloads = append(o.workloads, w)
+			if strings.HasPrefix(w, "clock-") {
+				o.clockSizes = clockSizes // named: the full sizes
+			}
 		default:
 			return o, fmt.Errorf("-workload %q: want one of %s or all", w, strings.Join(allWorkloads, ", "))
 		}
@@ -133,6 +171,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 			o.sizes = append(o.sizes, n)
 		}
 		o.memN = slices.Max(o.sizes)
+		o.clockSizes = o.sizes
 	}
 	// A profile should show the measured implementation, not the baseline.
 	compareSet := false
@@ -161,8 +200,21 @@ func parseSize(s string) (int, error) {
 
 // job is one result line's worth of work: a workload at one size.
 type job struct {
-	kind string // hold, hold-exact, timeout, timeout-1m, sparse, sparse-p10, sparse-packed, mem
+	kind string // hold, hold-exact, timeout, timeout-1m, sparse, sparse-p10, sparse-packed, mem, clock-new, clock-step
 	n    int
+}
+
+// isClock reports whether j is a clock workload (simclock against the heap
+// clock).
+func (j job) isClock() bool { return strings.HasPrefix(j.kind, "clock-") }
+
+// impls returns the implementation a job measures and the one it is
+// compared with.
+func (j job) impls(impl string) (mine, theirs string) {
+	if j.isClock() {
+		return "simclock", "heapclock"
+	}
+	return impl, "heap4"
 }
 
 func jobs(o options) []job {
@@ -177,6 +229,10 @@ func jobs(o options) []job {
 			js = append(js, job{"sparse", 10000}, job{"sparse-p10", 10000}, job{"sparse-packed", 10000})
 		case "mem":
 			js = append(js, job{"mem", o.memN})
+		case "clock-new", "clock-step":
+			for _, n := range o.clockSizes {
+				js = append(js, job{w, n})
+			}
 		default:
 			js = append(js, job{w, 0})
 		}
@@ -188,9 +244,16 @@ func wheelT(b uint) workload.Timers[alarm.Alarm]   { return workload.NewWheel(b)
 func heap2T(b uint) workload.Timers[*heaps.Item]   { return heaps.NewHeap2(b) }
 func heap4T(b uint) workload.Timers[heaps.Handle4] { return heaps.NewHeap4(b) }
 
+func simclockC() workload.Clock[simclock.Timer]     { return simclock.New(workload.ClockEpoch) }
+func heapClockC() workload.Clock[*heaps.ClockTimer] { return heaps.NewClock(workload.ClockEpoch) }
+
 // runJob runs one job on one implementation.
 func runJob(impl string, j job, check bool) workload.Result {
 	switch impl {
+	case "simclock":
+		return runClock(simclockC, j, check)
+	case "heapclock":
+		return runClock(heapClockC, j, check)
 	case "heap2":
 		return runOn(heap2T, j, check)
 	case "heap4":
@@ -222,14 +285,26 @@ func runOn[H any](newT func(uint) workload.Timers[H], j job, check bool) workloa
 	panic("unknown job " + j.kind)
 }
 
+func runClock[T any](newC func() workload.Clock[T], j job, check bool) workload.Result {
+	switch j.kind {
+	case "clock-new":
+		return workload.ClockNew(newC, j.n, 0, check)
+	case "clock-step":
+		return workload.ClockStep(newC, j.n, 0, check)
+	}
+	panic("unknown clock job " + j.kind)
+}
+
 // row is a job's outcome: the median of the measured implementation's
 // repetitions, and of the comparison's.
 type row struct {
-	job  job
-	res  workload.Result // measured implementation; NsPerOp is the median
-	cmp  workload.Result // heap4, when compared
-	has  bool            // cmp is set
-	reps int
+	job    job
+	res    workload.Result // measured implementation; NsPerOp is the median
+	cmp    workload.Result // heap4, when compared
+	has    bool            // cmp is set
+	reps   int
+	rss    int64 // peak RSS in bytes (0: unknown): the process's, or with -isolate the measured implementation's children's
+	cmpRSS int64 // with -isolate: the comparison's children's peak RSS
 }
 
 // median returns the result with the median NsPerOp (the lower middle one),
@@ -273,6 +348,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		workload.Progress = newBar(stderr).update
 		defer func() { workload.Progress = nil }()
 	}
+	if o.child != "" {
+		return runChild(o, stdout)
+	}
 	if o.cpuprof != "" {
 		f, err := os.Create(o.cpuprof)
 		if err != nil {
@@ -306,13 +384,31 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var failed error
 	for _, j := range jobs(o) {
 		var mine, theirs []workload.Result
+		rw := row{job: j, reps: o.reps, has: o.compare}
+		mImpl, tImpl := j.impls(o.impl)
 		for k := 0; k < o.reps; k++ { // interleaved: mine, heap4, mine, heap4, ...
-			mine = append(mine, runJob(o.impl, j, o.check))
+			if o.isolate {
+				r, rss, err := runIsolated(o, j, mImpl, o.check, stderr)
+				if err != nil {
+					return err
+				}
+				mine, rw.rss = append(mine, r), max(rw.rss, rss)
+				if o.compare {
+					if r, rss, err = runIsolated(o, j, tImpl, false, stderr); err != nil {
+						return err
+					}
+					theirs, rw.cmpRSS = append(theirs, r), max(rw.cmpRSS, rss)
+				}
+				continue
+			}
+			mine = append(mine, runJob(mImpl, j, o.check))
 			if o.compare {
-				theirs = append(theirs, runJob("heap4", j, false))
+				theirs = append(theirs, runJob(tImpl, j, false))
 			}
 		}
-		rw := row{job: j, reps: o.reps, has: o.compare}
+		if !o.isolate {
+			rw.rss, _ = peakRSS()
+		}
 		if rw.res, err = median(mine); err != nil {
 			return err
 		}
@@ -324,17 +420,21 @@ func run(args []string, stdout, stderr io.Writer) error {
 		printLines(stdout, rw)
 		for _, r := range append(mine, theirs...) {
 			if r.Err != nil && failed == nil {
-				failed = fmt.Errorf("%s N=%d: invariant check failed: %w", r.Name, r.N, r.Err)
+				what := "invariant check"
+				if j.isClock() {
+					what = "check"
+				}
+				failed = fmt.Errorf("%s N=%d: %s failed: %w", r.Name, r.N, what, r.Err)
 			}
 		}
 		if o.compare && (rw.cmp.Checksum != rw.res.Checksum || rw.cmp.Counts != rw.res.Counts) {
-			return fmt.Errorf("%s N=%d: %s and heap4 disagree: checksum %d (%s) vs %d (%s)", rw.res.Name, rw.res.N,
-				o.impl, rw.res.Checksum, rw.res.Counts, rw.cmp.Checksum, rw.cmp.Counts)
+			return fmt.Errorf("%s N=%d: %s and %s disagree: checksum %d (%s) vs %d (%s)", rw.res.Name, rw.res.N,
+				mImpl, tImpl, rw.res.Checksum, rw.res.Counts, rw.cmp.Checksum, rw.cmp.Counts)
 		}
 		rows = append(rows, rw)
 	}
 	fmt.Fprintln(stdout)
-	printTable(stdout, o.impl, rows)
+	printTable(stdout, o.impl, rows, o.isolate && o.compare)
 	if o.memprof != "" {
 		f, err := os.Create(o.memprof)
 		if err != nil {
@@ -362,14 +462,32 @@ func printLines(w io.Writer, rw row) {
 		fmt.Fprintln(w, c)
 	}
 	if rw.has {
-		fmt.Fprintf(w, "# heap4: %s\n", rw.cmp.Line())
+		_, other := rw.job.impls("")
+		fmt.Fprintf(w, "# %s: %s\n", other, rw.cmp.Line())
+		if rw.job.isClock() { // the table has no column for these
+			fmt.Fprintf(w, "# %s: %s N=%d bytes_per_alarm=%.1f allocs_per_op=%.4f\n",
+				other, rw.cmp.Name, rw.cmp.N, rw.cmp.BytesPerAlarm, rw.cmp.AllocsPerOp)
+		}
 	}
 }
 
-// printTable prints the summary table.
-func printTable(w io.Writer, impl string, rows []row) {
+// mib formats a byte count in MiB, "-" for 0 (unknown).
+func mib(b int64) string {
+	if b <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", float64(b)/(1<<20))
+}
+
+// printTable prints the summary table; with cmpRSS, a column of the
+// comparison's peak RSS (from -isolate) before the ratio.
+func printTable(w io.Writer, impl string, rows []row, cmpRSS bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "workload\tN\t%s ns/op\tallocs/op\tbytes/alarm\tchecksum\theap4 ns/op\tratio\t\n", impl)
+	extraHead := ""
+	if cmpRSS {
+		extraHead = "heap4 RSS MiB\t"
+	}
+	fmt.Fprintf(tw, "workload\tN\t%s ns/op\tallocs/op\tbytes/alarm\tpeak RSS MiB\tchecksum\theap4 ns/op\t%sratio\t\n", impl, extraHead)
 	for _, rw := range rows {
 		r := rw.res
 		nsop, cmpNs, ratio := fmt.Sprintf("%.1f", r.NsPerOp), "-", "-"
@@ -393,12 +511,80 @@ func printTable(w io.Writer, impl string, rows []row) {
 		if r.BytesPerAlarm != 0 {
 			bpa = fmt.Sprintf("%.1f", r.BytesPerAlarm)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t\n", r.Name, r.N, nsop, allocs, bpa, r.Checksum, cmpNs, ratio)
+		extra := ""
+		if cmpRSS {
+			extra = "-\t"
+			if rw.has {
+				extra = mib(rw.cmpRSS) + "\t"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s%s\t\n", r.Name, r.N, nsop, allocs, bpa, mib(rw.rss), r.Checksum, cmpNs, extra, ratio)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "# ratio = heap4 / %s (higher is better for %s); MEM: bytes per alarm instead of ns/op.\n", impl, impl)
 	fmt.Fprintln(w, "# SPARSE_PACKED: the SPARSE draws mod 2^14, the short-span baseline for SPARSE (not a docs/workloads.md line).")
 	fmt.Fprintln(w, "# bytes/alarm: live heap of the timers per live alarm after the fill (TIMEOUT: at the end).")
+	if slices.ContainsFunc(rows, func(rw row) bool { return rw.job.isClock() }) {
+		fmt.Fprintf(w, "# CLOCK-NEW, CLOCK-STEP: simclock in the %s column, the container/heap clock in the heap4 columns; ratio = heap clock / simclock.\n", impl)
+		fmt.Fprintln(w, "#   CLOCK-NEW: ns per timer (new clock, schedule, fire); CLOCK-STEP: ns per Step; bytes/alarm: live heap per pending timer.")
+	}
+	if cmpRSS {
+		fmt.Fprintln(w, "# peak RSS MiB: the largest VmHWM of the row's child processes (-isolate), one per repetition and implementation.")
+	} else {
+		fmt.Fprintln(w, "# peak RSS MiB: this process's VmHWM after the row, so the peak of the whole run so far (-isolate: per row).")
+	}
+}
+
+// childResult is what a child process of -isolate prints: the result of
+// one run and the child's peak RSS.
+type childResult struct {
+	Res     workload.Result
+	Err     string // Res.Err, which does not go through JSON
+	PeakRSS int64
+}
+
+// runChild runs o.child ("KIND:N:IMPL") once and prints its childResult.
+func runChild(o options, stdout io.Writer) error {
+	f := strings.Split(o.child, ":")
+	if len(f) != 3 {
+		return fmt.Errorf("-job %q: want KIND:N:IMPL", o.child)
+	}
+	n, err := strconv.Atoi(f[1])
+	if err != nil || !slices.Contains(append(slices.Clone(allWorkloads), "sparse-p10", "sparse-packed"), f[0]) ||
+		!slices.Contains([]string{"wheel", "heap2", "heap4", "simclock", "heapclock"}, f[2]) {
+		return fmt.Errorf("-job %q: want KIND:N:IMPL with a known kind and implementation", o.child)
+	}
+	r := runJob(f[2], job{f[0], n}, o.check)
+	out := childResult{Res: r}
+	if r.Err != nil {
+		out.Err, out.Res.Err = r.Err.Error(), nil
+	}
+	out.PeakRSS, _ = peakRSS()
+	return json.NewEncoder(stdout).Encode(out)
+}
+
+// runIsolated runs one job once on impl in a child process (this program
+// with -job), and returns its result and peak RSS.
+func runIsolated(o options, j job, impl string, check bool, stderr io.Writer) (workload.Result, int64, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return workload.Result{}, 0, fmt.Errorf("-isolate: %w", err)
+	}
+	args := []string{"-job", fmt.Sprintf("%s:%d:%s", j.kind, j.n, impl), "-clock", o.clock, fmt.Sprintf("-check=%v", check)}
+	cmd := exec.Command(exe, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, stderr
+	if err := cmd.Run(); err != nil {
+		return workload.Result{}, 0, fmt.Errorf("-isolate: %s %s: %w", exe, strings.Join(args, " "), err)
+	}
+	var c childResult
+	if err := json.Unmarshal(out.Bytes(), &c); err != nil {
+		return workload.Result{}, 0, fmt.Errorf("-isolate: reading the child's result %q: %w", out.String(), err)
+	}
+	if c.Err != "" {
+		c.Res.Err = errors.New(c.Err)
+	}
+	return c.Res, c.PeakRSS, nil
 }
 
 // isTerminal reports whether w is a character device (a terminal).

@@ -2,10 +2,24 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
+
+// TestMain lets -isolate run in tests: its child processes are this test
+// binary, which runs twsim's main instead of the tests when the test that
+// starts them sets TWSIM_TEST_RUN_MAIN.
+func TestMain(m *testing.M) {
+	if os.Getenv("TWSIM_TEST_RUN_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
 
 func TestParseFlags(t *testing.T) {
 	o, err := parseFlags(nil, &bytes.Buffer{})
@@ -21,9 +35,35 @@ func TestParseFlags(t *testing.T) {
 	for _, j := range jobs(o) {
 		kinds = append(kinds, j.kind)
 	}
-	want := "hold hold hold-exact hold-exact timeout timeout-1m sparse sparse-p10 sparse-packed mem"
+	want := "hold hold hold-exact hold-exact timeout timeout-1m sparse sparse-p10 sparse-packed mem clock-new clock-step"
 	if got := strings.Join(kinds, " "); got != want {
 		t.Fatalf("default jobs %q, want %q", got, want)
+	}
+	// The clock workloads run at a quick size within all, at four sizes when
+	// named, and at the -n sizes when given.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "clock-new:1000 clock-step:1000"},
+		{[]string{"-workload", "clock-new,clock-step"},
+			"clock-new:100 clock-new:1000 clock-new:10000 clock-new:100000 clock-step:100 clock-step:1000 clock-step:10000 clock-step:100000"},
+		{[]string{"-workload", "hold,clock-new"}, "clock-new:100 clock-new:1000 clock-new:10000 clock-new:100000"},
+		{[]string{"-workload", "clock-step,hold", "-n", "5,7"}, "clock-step:5 clock-step:7"},
+	} {
+		o, err := parseFlags(c.args, &bytes.Buffer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, j := range jobs(o) {
+			if j.isClock() {
+				got = append(got, fmt.Sprintf("%s:%d", j.kind, j.n))
+			}
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("parseFlags(%q): clock jobs %q, want %q", c.args, got, c.want)
+		}
 	}
 
 	o, err = parseFlags([]string{"-workload", "hold-exact,MEM", "-n", "1e3,2_000", "-impl", "heap2"}, &bytes.Buffer{})
@@ -47,7 +87,7 @@ func TestParseFlags(t *testing.T) {
 
 	for _, bad := range [][]string{
 		{"-workload", "nope"}, {"-impl", "skiplist"}, {"-n", "0"}, {"-n", "1.5"}, {"-n", "x"},
-		{"-reps", "0"}, {"extra"}, {"-nosuchflag"},
+		{"-reps", "0"}, {"extra"}, {"-nosuchflag"}, {"-isolate", "-cpuprofile", "x"},
 	} {
 		if _, err := parseFlags(bad, &bytes.Buffer{}); err == nil {
 			t.Errorf("parseFlags(%q) accepted", bad)
@@ -87,7 +127,7 @@ func TestRunSmall(t *testing.T) {
 		`(?m)^MEM 2000 [0-9]+\.[0-9] [0-9]+$`,
 		`(?m)^# MEM N=2000 bytes_per_alarm=`,
 		`(?m)^# heap4: SPARSE 10000 `,
-		`(?m)^\s+workload\s+N\s+wheel ns/op\s+allocs/op\s+bytes/alarm\s+checksum\s+heap4 ns/op\s+ratio$`,
+		`(?m)^\s+workload\s+N\s+wheel ns/op\s+allocs/op\s+bytes/alarm\s+peak RSS MiB\s+checksum\s+heap4 ns/op\s+ratio$`,
 		`(?m)^\s+SPARSE\s+10000\s`,
 	} {
 		if !regexp.MustCompile(re).MatchString(s) {
@@ -101,5 +141,70 @@ func TestRunSmall(t *testing.T) {
 	}
 	if errOut.Len() != 0 {
 		t.Errorf("stderr is not a terminal, yet got %q", errOut.String())
+	}
+}
+
+// The clock workloads print their result lines, the heap clock's as a
+// comment, and rows named CLOCK-NEW and CLOCK-STEP with N second and the
+// ratio last; simclock and the heap clock agree (run checks that), and with
+// -check every callback checks its time and its order.
+func TestRunClock(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if err := run([]string{"-workload", "clock-new,clock-step", "-n", "300", "-check"}, &out, &errOut); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	s := out.String()
+	for _, re := range []string{
+		`(?m)^CLOCK-NEW 300 [0-9]+\.[0-9] [0-9]+$`,
+		`(?m)^# CLOCK-NEW N=300 fired=300 now_end_ns=1000000000 reps=51 \(median\) `,
+		`(?m)^# heapclock: CLOCK-NEW 300 `,
+		`(?m)^CLOCK-STEP 300 [0-9]+\.[0-9] [0-9]+$`,
+		`(?m)^# CLOCK-STEP N=300 warm_steps=300 steps=100000 fired=[0-9]+ timed_fired=[0-9]+ now_end_ns=[0-9]+$`,
+		`(?m)^# heapclock: CLOCK-STEP 300 `,
+		`(?m)^# heapclock: CLOCK-STEP N=300 bytes_per_alarm=[0-9.]+ allocs_per_op=[0-9.]+$`,
+		`(?m)^\s+CLOCK-NEW\s+300\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+\S+\s+[0-9]+\s+[0-9.]+\s+[0-9.]+$`,
+		`(?m)^\s+CLOCK-STEP\s+300\s`,
+		`(?m)^# CLOCK-NEW, CLOCK-STEP: simclock in the wheel column`,
+	} {
+		if !regexp.MustCompile(re).MatchString(s) {
+			t.Errorf("output lacks %s:\n%s", re, s)
+		}
+	}
+}
+
+// -isolate runs every repetition of each implementation in a child process
+// and reports each one's peak RSS; the results are those of a run in
+// process (the checksums do not depend on where they run).
+func TestRunIsolate(t *testing.T) {
+	t.Setenv("TWSIM_TEST_RUN_MAIN", "1")
+	var in, iso, errOut bytes.Buffer
+	args := []string{"-workload", "mem,clock-new", "-n", "20000"}
+	if err := run(args, &in, &errOut); err != nil {
+		t.Fatalf("run: %v\n%s", err, in.String())
+	}
+	if err := run(append(args, "-isolate", "-reps", "2"), &iso, &errOut); err != nil {
+		t.Fatalf("run -isolate: %v\n%s%s", err, iso.String(), errOut.String())
+	}
+	lines := regexp.MustCompile(`(?m)^(MEM|CLOCK-NEW) 20000 \S+ ([0-9]+)$`)
+	a, b := lines.FindAllStringSubmatch(in.String(), -1), lines.FindAllStringSubmatch(iso.String(), -1)
+	if len(a) != 2 || len(b) != 2 || a[0][2] != b[0][2] || a[1][2] != b[1][2] {
+		t.Fatalf("result lines in process %q, isolated %q", a, b)
+	}
+	head := regexp.MustCompile(`(?m)^\s+workload\s+N\s+wheel ns/op\s+allocs/op\s+bytes/alarm\s+peak RSS MiB\s+checksum\s+heap4 ns/op\s+heap4 RSS MiB\s+ratio$`)
+	if !head.MatchString(iso.String()) {
+		t.Fatalf("no heap4 RSS column:\n%s", iso.String())
+	}
+	if _, ok := peakRSS(); !ok {
+		return // no RSS figures on this system
+	}
+	// A child holding 20000 alarms stays within a few tens of MiB.
+	m := regexp.MustCompile(`(?m)^\s+MEM\s+20000\s+-\s+-\s+\S+\s+([0-9.]+)\s+[0-9]+\s+\S+ B\s+([0-9.]+)\s`).FindStringSubmatch(iso.String())
+	if m == nil {
+		t.Fatalf("no MEM row with two RSS figures:\n%s", iso.String())
+	}
+	for _, f := range m[1:] {
+		if v, err := strconv.ParseFloat(f, 64); err != nil || v <= 0 || v > 256 {
+			t.Errorf("peak RSS %q MiB of a child holding 20000 alarms", f)
+		}
 	}
 }

@@ -1,7 +1,8 @@
 // Package heaps holds the two baselines the workloads compare the wheel with,
 // both with the wheel's semantics: alarms keyed by interval number (at >> b),
-// fired in (interval, insertion) order, removable by handle. It serves twsim
-// and the bench module; it is no part of the library's API.
+// fired in (interval, insertion) order, removable by handle; and Clock, the
+// container/heap clock the clock workloads compare simclock with. It serves
+// twsim and the bench module; it is no part of the library's API.
 package heaps
 
 import (

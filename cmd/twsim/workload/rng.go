@@ -1,8 +1,10 @@
 // Package workload implements the benchmark workloads of
 // docs/workloads.md exactly (generator, draw order, operation order,
 // checksum and result lines), generic over the timer implementation, so that
-// the wheel and the heap baselines run the very same operations. It serves
-// twsim and the bench module; it is no part of the library's API.
+// the wheel and the heap baselines run the very same operations; and the
+// clock workloads (CLOCK-NEW, CLOCK-STEP, defined there as this project's
+// additions), generic over the simulated clock. It serves twsim and the
+// bench module; it is no part of the library's API.
 package workload
 
 import "math"
