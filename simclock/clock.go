@@ -124,6 +124,11 @@ func WithOverflow() Option {
 }
 
 // Clock is a simulated clock. Its methods are safe for concurrent use.
+//
+// The zero Clock is ready to use: it reads 1970-01-01 00:00:00 UTC (the Unix
+// epoch, time.Unix(0, 0).UTC()) and has the default options, as if made by
+// New(time.Unix(0, 0).UTC()). Unlike time.Time{}, that start is not taken for
+// an unset time by IsZero. A Clock must not be copied after first use.
 type Clock struct {
 	// The wheel's own clock (wnow) may run ahead of the simulated one (now):
 	// an advance takes the alarms due up to its target from the wheel, a
@@ -150,6 +155,7 @@ type Clock struct {
 	chunk     int       // defaultChunk; tests make it small
 	waiters   int
 	waitCh    chan struct{} // closed when waiters changes
+	inCall    bool          // a callback is running (on the driving goroutine)
 	collect   func(alarm.Alarm)
 	trace     func(*timer) // tests: called at each fire, under mu
 }
@@ -239,6 +245,16 @@ func New(start time.Time, opts ...Option) *Clock {
 	for _, f := range opts {
 		f(&o)
 	}
+	c := &Clock{}
+	c.init(start, o)
+	return c
+}
+
+// zeroStart is where the zero Clock starts.
+var zeroStart = time.Unix(0, 0).UTC()
+
+// init sets up the wheel; c.mu is held, or c is not shared yet.
+func (c *Clock) init(start time.Time, o options) {
 	cfg, err := config.New(o.precision, o.cfgOpts...)
 	if err != nil {
 		panic(fmt.Errorf("%w: %w", ErrInvalidOption, err))
@@ -247,9 +263,15 @@ func New(start time.Time, opts ...Option) *Clock {
 	if err != nil {
 		panic(fmt.Errorf("%w: %w", ErrInvalidOption, err)) // unreachable: cfg is valid
 	}
-	c := &Clock{w: w, origin: start.Round(0), sorted: cfg.Precision() == 0, chunk: defaultChunk}
+	c.w, c.origin, c.sorted, c.chunk = w, start.Round(0), cfg.Precision() == 0, defaultChunk
 	c.collect = c.collectAlarm
-	return c
+}
+
+// ready makes the zero Clock usable on its first use; c.mu is held.
+func (c *Clock) ready() {
+	if c.w == nil {
+		c.init(zeroStart, options{precision: config.OneNanosecond})
+	}
 }
 
 // Now returns the simulated time. Inside a callback it is the callback's own
@@ -257,6 +279,7 @@ func New(start time.Time, opts ...Option) *Clock {
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ready()
 	return c.timeOf(c.now)
 }
 
@@ -298,7 +321,7 @@ func (c *Clock) after(d time.Duration) int64 {
 // With several goroutines advancing at once, each advance is measured from
 // the time at which it starts, after the one in progress.
 func (c *Clock) Advance(d time.Duration) {
-	c.advance(0, d, modeRelative)
+	c.advance("Advance", 0, d, modeRelative)
 }
 
 // AdvanceTo moves the clock to t, firing every timer due at or before t in
@@ -308,17 +331,24 @@ func (c *Clock) Advance(d time.Duration) {
 // d <= 0) and leaves the clock where it is. It panics with ErrOutOfRange when t is
 // past the clock's reach.
 func (c *Clock) AdvanceTo(t time.Time) {
-	c.RunUntil(t)
+	c.runUntil("AdvanceTo", t)
 }
 
 // RunUntil is AdvanceTo and returns how many timers fired (callbacks run,
 // values sent, Sleeps ended).
 func (c *Clock) RunUntil(t time.Time) int {
-	off := c.offsetOf(t)
+	return c.runUntil("RunUntil", t)
+}
+
+func (c *Clock) runUntil(op string, t time.Time) int {
+	c.mu.Lock()
+	c.ready()
+	c.mu.Unlock()
+	off := c.offsetOf(t) // origin never changes once set
 	if off > maxOffset {
 		panic(fmt.Errorf("%w: %v is past %v", ErrOutOfRange, t, c.timeOf(maxOffset)))
 	}
-	n, _ := c.advance(off, 0, modeAbsolute)
+	n, _ := c.advance(op, off, 0, modeAbsolute)
 	return n
 }
 
@@ -327,8 +357,19 @@ func (c *Clock) RunUntil(t time.Time) int {
 // same instant. It returns false, and does nothing, when no timer is pending:
 // the discrete-event loop is `for c.Step() {}`.
 func (c *Clock) Step() bool {
-	_, ok := c.advance(0, 0, modeStep)
-	return ok
+	_, moved := c.advance("Step", 0, 0, modeStep)
+	return moved >= 0
+}
+
+// AdvanceNext advances the clock to the next instant at which a timer is due,
+// fires every timer due then (as Step does), and reports how far the clock
+// moved and how many timers fired (callbacks run, values sent, Sleeps ended).
+// With nothing pending it does nothing and returns 0, 0. It is quartz's
+// AdvanceNext, with nothing left to wait for once it returns: the callbacks
+// have run on the calling goroutine.
+func (c *Clock) AdvanceNext() (time.Duration, int) {
+	n, moved := c.advance("AdvanceNext", 0, 0, modeStep)
+	return time.Duration(max(moved, 0)), n
 }
 
 // Run steps the clock until no timer is pending (it returns nil) or ctx ends
@@ -349,6 +390,7 @@ func (c *Clock) Run(ctx context.Context) error {
 func (c *Clock) Next() (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ready()
 	off, ok := c.nextLocked()
 	if !ok {
 		return time.Time{}, false
@@ -425,16 +467,23 @@ const (
 )
 
 // advance fires, in order, every timer due at or before its target and
-// leaves the clock there. It returns how many timers fired, and in modeStep
-// whether anything was pending.
-func (c *Clock) advance(target int64, d time.Duration, mode int) (n int, ok bool) {
-	c.adv.Lock()
+// leaves the clock there. It returns how many timers fired and how far the
+// clock moved; in modeStep, with nothing pending, it returns 0, -1.
+func (c *Clock) advance(op string, target int64, d time.Duration, mode int) (n int, moved int64) {
+	if !c.adv.TryLock() {
+		c.checkReentry(op)
+		c.adv.Lock()
+	}
 	c.mu.Lock()
+	c.ready()
+	from := c.now
 	locked := true
 	defer func() {
-		if locked {
-			c.mu.Unlock()
+		if !locked {
+			c.mu.Lock() // a callback panicked
 		}
+		c.inCall = false
+		c.mu.Unlock()
 		c.adv.Unlock()
 	}()
 	switch mode {
@@ -443,8 +492,9 @@ func (c *Clock) advance(target int64, d time.Duration, mode int) (n int, ok bool
 		// Advance(d <= 0) does; the clock never goes back.
 		target = max(target, c.now)
 	case modeStep:
+		var ok bool
 		if target, ok = c.nextLocked(); !ok {
-			return 0, false
+			return 0, -1
 		}
 	case modeRelative:
 		if target = c.after(d); target > maxOffset {
@@ -468,15 +518,18 @@ func (c *Clock) advance(target int64, d time.Duration, mode int) (n int, ok bool
 		}
 		n++
 		if f != nil {
+			c.inCall = true
 			c.mu.Unlock()
 			locked = false
-			f() // a panic leaves the rest for the next call
+			runCallback(f) // a panic leaves the rest for the next call
 			c.mu.Lock()
 			locked = true
+			c.inCall = false
 		}
 	}
+	moved = max(target, from) - from
 	c.now = max(c.now, target)
-	return n, true
+	return n, moved
 }
 
 // defaultChunk is how many alarms an advance takes from the wheel at a time,

@@ -214,6 +214,7 @@ func (c *Clock) AfterFunc(d time.Duration, f func()) Timer {
 	t := &timer{c: c, f: f}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ready()
 	c.start(t, c.after(d))
 	return t
 }
@@ -224,6 +225,7 @@ func (c *Clock) NewTimer(d time.Duration) Timer {
 	t := &timer{c: c, ch: make(chan time.Time, 1), waiter: true}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ready()
 	if d <= 0 {
 		c.fireNow(t)
 	} else {
@@ -236,11 +238,13 @@ func (c *Clock) NewTimer(d time.Duration) Timer {
 func (c *Clock) After(d time.Duration) <-chan time.Time { return c.NewTimer(d).C() }
 
 // Sleep blocks until another goroutine drives the clock to Now()+d. It
-// returns at once for d <= 0. It must not be called from a callback.
+// returns at once for d <= 0. Called from a callback of c with d > 0, it
+// panics with ErrReentrant (it would wait for the advance that waits for it).
 func (c *Clock) Sleep(d time.Duration) {
 	if d <= 0 {
 		return
 	}
+	c.checkReentry("Sleep")
 	<-c.After(d)
 }
 
@@ -254,6 +258,7 @@ func (c *Clock) NewTicker(d time.Duration) Ticker {
 	t := &ticker{timer{c: c, ch: make(chan time.Time, 1), period: d, waiter: true}}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ready()
 	c.start(&t.timer, c.after(d))
 	return t
 }
