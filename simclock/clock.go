@@ -17,9 +17,10 @@
 // may create, stop and reset timers, including ones due before the target of
 // the current advance: they fire in this same advance, in their place.
 //
-// A callback must not drive the clock itself (Advance and the rest wait for
-// the advance in progress, which waits for the callback), nor block waiting for
-// another goroutine that does. If a callback panics, the panic reaches the
+// A callback must not drive its own clock (Advance and the rest would wait
+// for the advance in progress, which waits for the callback) or Sleep on it:
+// those calls panic with ErrReentrant. Nor may it block waiting for another
+// goroutine that drives the clock, which the clock cannot detect. If a callback panics, the panic reaches the
 // caller of the driving method; the clock stays at that callback's time and is
 // usable: the timers due at that instant that have not fired yet fire first at
 // the next call that drives the clock.
@@ -154,8 +155,8 @@ type Clock struct {
 	sorted    bool      // 1 ns precision: the wheel fires in time order
 	chunk     int       // defaultChunk; tests make it small
 	waiters   int
-	waitCh    chan struct{} // closed when waiters changes
-	inCall    bool          // a callback is running (on the driving goroutine)
+	blocked   []*blocked // goroutines waiting for a waiter count
+	inCall    bool       // a callback is running (on the driving goroutine)
 	collect   func(alarm.Alarm)
 	trace     func(*timer) // tests: called at each fire, under mu
 }
@@ -635,12 +636,31 @@ func (c *Clock) fire(e entry) (bool, func()) {
 
 // Waiters returns how many things a goroutine may be waiting on: Sleep calls
 // in progress, plus scheduled After and NewTimer timers, plus tickers not
-// stopped. It does not know whether any goroutine is actually blocked on
-// them.
+// stopped, plus the deadlines of contexts made by WithTimeout and WithDeadline
+// on this clock that have neither passed nor been cancelled. It does not know
+// whether any goroutine is actually blocked on them.
 func (c *Clock) Waiters() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.waiters
+}
+
+// BlockUntil waits until Waiters() is exactly n, as clockwork's BlockUntil
+// does. It has no way out but that: a test that may get the count wrong uses
+// BlockUntilContext, so that it fails at its context's end rather than at go
+// test's -timeout.
+func (c *Clock) BlockUntil(n int) {
+	_ = c.waitWaiters(context.Background(), func(w int) bool { return w == n })
+}
+
+// BlockUntilContext waits until Waiters() is exactly n, or ctx ends, when it
+// returns ctx.Err() (clockwork's BlockUntilContext). Exactly n means a count
+// that passes n on its way (n+1 timers scheduled at once, or one stopped
+// before the test looks) is missed until it comes back to n; when the code
+// under test only adds waiters, BlockUntilWaiters (at least n) is the safer
+// wait.
+func (c *Clock) BlockUntilContext(ctx context.Context, n int) error {
+	return c.waitWaiters(ctx, func(w int) bool { return w == n })
 }
 
 // BlockUntilWaiters waits until Waiters() is at least n, or ctx ends, when it
@@ -648,38 +668,63 @@ func (c *Clock) Waiters() int {
 // to sleep before it advances the clock.
 //
 // It counts what the clock can see, not goroutines: a Sleep in progress, a
-// scheduled After or NewTimer timer, and a running ticker each count one,
-// whether or not any goroutine is blocked receiving from its channel (a timer
-// counts from when it is scheduled until it fires or is stopped, received
-// from or not; two goroutines receiving from one timer count one; AfterFunc
-// timers never count). So it returns once the
-// timers are in place, possibly a moment before the goroutine that made them
-// reaches its receive; that is enough for Advance, since a value sent
-// meanwhile waits in the channel.
+// scheduled After or NewTimer timer, a running ticker, and a pending
+// WithTimeout or WithDeadline deadline each count one, whether or not any
+// goroutine is blocked receiving from its channel (a timer counts from when
+// it is scheduled until it fires or is stopped, received from or not; two
+// goroutines receiving from one timer count one; AfterFunc timers and
+// TickerFunc never count). So it returns once the timers are in place,
+// possibly a moment before the goroutine that made them reaches its receive;
+// that is enough for Advance, since a value sent meanwhile waits in the
+// channel.
 func (c *Clock) BlockUntilWaiters(ctx context.Context, n int) error {
-	for {
-		c.mu.Lock()
-		if c.waiters >= n {
-			c.mu.Unlock()
-			return nil
-		}
-		if c.waitCh == nil {
-			c.waitCh = make(chan struct{})
-		}
-		ch := c.waitCh
+	return c.waitWaiters(ctx, func(w int) bool { return w >= n })
+}
+
+// waitWaiters waits until ok(waiters) or ctx ends. The count is checked
+// under mu at every change, so a wait sees every value the count takes, even
+// one it holds only for an instant.
+func (c *Clock) waitWaiters(ctx context.Context, ok func(int) bool) error {
+	c.mu.Lock()
+	if ok(c.waiters) {
 		c.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+		return nil
 	}
+	b := &blocked{ok: ok, done: make(chan struct{})}
+	c.blocked = append(c.blocked, b)
+	c.mu.Unlock()
+	select {
+	case <-b.done:
+		return nil
+	case <-ctx.Done():
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		select {
+		case <-b.done: // met meanwhile
+			return nil
+		default:
+		}
+		c.blocked = slices.DeleteFunc(c.blocked, func(x *blocked) bool { return x == b })
+		return ctx.Err()
+	}
+}
+
+// blocked is a goroutine in waitWaiters.
+type blocked struct {
+	ok   func(int) bool
+	done chan struct{}
 }
 
 func (c *Clock) addWaiters(delta int) {
 	c.waiters += delta
-	if c.waitCh != nil {
-		close(c.waitCh)
-		c.waitCh = nil
+	if len(c.blocked) == 0 {
+		return
 	}
+	c.blocked = slices.DeleteFunc(c.blocked, func(b *blocked) bool {
+		if b.ok(c.waiters) {
+			close(b.done)
+			return true
+		}
+		return false
+	})
 }

@@ -20,6 +20,9 @@ func WithTimeout(parent context.Context, clock Interface, d time.Duration) (cont
 // timers), ctx.Err() and context.Cause(ctx) are context.DeadlineExceeded, and
 // so are those of contexts derived from ctx. Deadline() reports d. Calling
 // cancel releases the clock's timer; call it as soon as the work is done.
+// Until then, or until d passes, the deadline counts in the clock's Waiters,
+// so that a test can wait (BlockUntilWaiters) for the code under test to have
+// set its deadline before it advances the clock.
 //
 // As with package context: if parent's deadline is before d, the result
 // is context.WithCancel(parent) (it ends with parent, and Deadline() reports
@@ -62,7 +65,11 @@ func WithDeadline(parent context.Context, clock Interface, d time.Time) (context
 		s.finish(context.DeadlineExceeded)
 	} else {
 		s.mu.Lock()
-		s.timer = clock.AfterFunc(dur, s.expire)
+		if c, ok := clock.(*Clock); ok {
+			s.timer = c.deadlineTimer(dur, s.expire) // counts in Waiters
+		} else {
+			s.timer = clock.AfterFunc(dur, s.expire)
+		}
 		s.stopParent = context.AfterFunc(parent, s.poll)
 		s.mu.Unlock()
 	}

@@ -219,6 +219,16 @@ func (c *Clock) AfterFunc(d time.Duration, f func()) Timer {
 	return t
 }
 
+// deadlineTimer is AfterFunc for WithDeadline: the timer counts in Waiters.
+func (c *Clock) deadlineTimer(d time.Duration, f func()) Timer {
+	t := &timer{c: c, f: f, waiter: true}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ready()
+	c.start(t, c.after(d))
+	return t
+}
+
 // NewTimer returns a timer that sends the simulated time on its channel once
 // the clock reaches Now()+d (at once for d <= 0).
 func (c *Clock) NewTimer(d time.Duration) Timer {
