@@ -617,13 +617,16 @@ func (c *Clock) fire(e entry) (bool, func()) {
 	switch {
 	case t.period > 0:
 		t.state = stateIdle // re-armed at once, still a waiter
-		t.send(c.timeOf(c.now))
+		if t.ch != nil {
+			t.send(c.timeOf(c.now))
+		}
 		if err := c.arm(t, c.after(t.period)); err != nil {
 			if t.waiter {
 				c.addWaiters(-1)
 			}
 			panic(err)
 		}
+		return true, t.f // a TickerFunc's callback, re-armed before it runs
 	case t.ch != nil:
 		c.setIdle(t)
 		t.send(c.timeOf(c.now))

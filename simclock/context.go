@@ -195,3 +195,21 @@ func (s *deadlineCtx) release() {
 		stop()
 	}
 }
+
+// clockKey is the context key of NewContext.
+type clockKey struct{}
+
+// NewContext returns a copy of parent that carries clk, for code that finds
+// its clock with FromContext (clockwork's AddToContext).
+func NewContext(parent context.Context, clk Interface) context.Context {
+	return context.WithValue(parent, clockKey{}, clk)
+}
+
+// FromContext returns the clock that NewContext put in ctx, or Real() if
+// there is none (clockwork's FromContext).
+func FromContext(ctx context.Context) Interface {
+	if clk, ok := ctx.Value(clockKey{}).(Interface); ok && clk != nil {
+		return clk
+	}
+	return Real()
+}

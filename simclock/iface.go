@@ -1,6 +1,9 @@
 package simclock
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Interface is what code under test takes instead of calling package time:
 // both *Clock (simulated) and Real() (package time) satisfy it. (It cannot
@@ -16,6 +19,7 @@ type Interface interface {
 	NewTimer(d time.Duration) Timer
 	AfterFunc(d time.Duration, f func()) Timer
 	NewTicker(d time.Duration) Ticker
+	TickerFunc(ctx context.Context, d time.Duration, f func() error) Waiter
 }
 
 // Timer is a time.Timer behind an interface: the field C becomes the method
