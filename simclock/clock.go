@@ -66,6 +66,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
@@ -155,8 +156,10 @@ type Clock struct {
 	sorted    bool      // 1 ns precision: the wheel fires in time order
 	chunk     int       // defaultChunk; tests make it small
 	waiters   int
-	blocked   []*blocked // goroutines waiting for a waiter count
-	inCall    bool       // a callback is running (on the driving goroutine)
+	blocked   []*blocked   // goroutines waiting for a waiter count
+	inCall    bool         // a callback is running (on the driving goroutine)
+	traps     []*Trap      // open traps, oldest first
+	ntraps    atomic.Int32 // len(traps), read without mu
 	collect   func(alarm.Alarm)
 	trace     func(*timer) // tests: called at each fire, under mu
 }
@@ -278,6 +281,13 @@ func (c *Clock) ready() {
 // Now returns the simulated time. Inside a callback it is the callback's own
 // scheduled time.
 func (c *Clock) Now() time.Time {
+	if c.ntraps.Load() > 0 {
+		defer c.trap(methodNow, 0, time.Time{})()
+	}
+	return c.now_()
+}
+
+func (c *Clock) now_() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ready()
@@ -287,10 +297,20 @@ func (c *Clock) Now() time.Time {
 func (c *Clock) timeOf(off int64) time.Time { return c.origin.Add(time.Duration(off)) }
 
 // Since returns Now().Sub(t).
-func (c *Clock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+func (c *Clock) Since(t time.Time) time.Duration {
+	if c.ntraps.Load() > 0 {
+		defer c.trap(methodSince, 0, t)()
+	}
+	return c.now_().Sub(t)
+}
 
 // Until returns t.Sub(Now()).
-func (c *Clock) Until(t time.Time) time.Duration { return t.Sub(c.Now()) }
+func (c *Clock) Until(t time.Time) time.Duration {
+	if c.ntraps.Load() > 0 {
+		defer c.trap(methodUntil, 0, t)()
+	}
+	return t.Sub(c.now_())
+}
 
 // offsetOf returns the offset of t from the start, clamped to
 // [0, maxOffset+1]; maxOffset+1 stands for "beyond the reach".

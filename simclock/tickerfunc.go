@@ -29,6 +29,9 @@ func (c *Clock) TickerFunc(ctx context.Context, d time.Duration, f func() error)
 	if d <= 0 {
 		panic(errNonPositiveTickerFunc)
 	}
+	if c.ntraps.Load() > 0 {
+		defer c.trap(methodTickerFunc, d, time.Time{})()
+	}
 	w := &funcWaiter{done: make(chan struct{})}
 	t := &timer{c: c, period: d}
 	t.f = func() {
@@ -37,7 +40,7 @@ func (c *Clock) TickerFunc(ctx context.Context, d time.Duration, f func() error)
 			err = f()
 		}
 		if err != nil {
-			t.Stop()
+			t.stop()
 			w.finish(err)
 		}
 	}
@@ -47,7 +50,7 @@ func (c *Clock) TickerFunc(ctx context.Context, d time.Duration, f func() error)
 	c.mu.Unlock()
 	w.mu.Lock()
 	w.unwatch = context.AfterFunc(ctx, func() {
-		t.Stop()
+		t.stop()
 		w.finish(ctx.Err())
 	})
 	w.mu.Unlock()

@@ -1,0 +1,278 @@
+package simclock
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// mustCall takes the next call from tr, failing the test at ctx's end.
+func mustCall(t *testing.T, ctx context.Context, tr *Trap) *Call {
+	t.Helper()
+	call, err := tr.Wait(ctx)
+	if err != nil {
+		t.Fatalf("%v: Wait: %v", tr, err)
+	}
+	return call
+}
+
+func mustRelease(t *testing.T, ctx context.Context, call *Call) {
+	t.Helper()
+	if err := call.Release(ctx); err != nil {
+		t.Fatalf("Release of %s: %v", call.Method, err)
+	}
+}
+
+// The trapped NewTimer is held while the test advances the clock, so the
+// timer counts from the release: the race between the code's NewTimer and
+// the test's Advance is decided by the test.
+func TestTrapHoldsNewTimer(t *testing.T) {
+	ctx := bound(t)
+	c := New(t0)
+	trap := c.Trap().NewTimer()
+	defer trap.Close()
+	got := make(chan time.Time, 1)
+	go func() {
+		tm := c.NewTimer(5 * time.Second)
+		got <- <-tm.C()
+	}()
+	call := mustCall(t, ctx, trap)
+	if call.Method != "NewTimer" || call.Duration != 5*time.Second {
+		t.Fatalf("caught %s(%v), want NewTimer(5s)", call.Method, call.Duration)
+	}
+	c.Advance(time.Second) // the timer does not exist yet
+	if c.Waiters() != 0 {
+		t.Fatalf("Waiters = %d while NewTimer is held, want 0", c.Waiters())
+	}
+	mustRelease(t, ctx, call)
+	if c.Waiters() != 1 { // Release returned: the timer is in place
+		t.Fatalf("Waiters = %d after Release, want 1", c.Waiters())
+	}
+	c.Advance(5 * time.Second)
+	select {
+	case v := <-got:
+		if v.Sub(t0) != 6*time.Second {
+			t.Fatalf("timer fired at t0+%v, want t0+6s (5s after the release at 1s)", v.Sub(t0))
+		}
+	case <-ctx.Done():
+		t.Fatal("timer did not fire")
+	}
+}
+
+// Every Trapper method catches its method, with its arguments, and nothing
+// else; the call completes once released.
+func TestTrapEveryMethod(t *testing.T) {
+	ctx := bound(t)
+	for _, tc := range []struct {
+		method string
+		trap   func(Trapper) *Trap
+		call   func(c *Clock, tm Timer, tk Ticker)
+		d      time.Duration
+		at     time.Time
+	}{
+		{"Now", Trapper.Now, func(c *Clock, _ Timer, _ Ticker) { c.Now() }, 0, time.Time{}},
+		{"Since", Trapper.Since, func(c *Clock, _ Timer, _ Ticker) { c.Since(t0) }, 0, t0},
+		{"Until", Trapper.Until, func(c *Clock, _ Timer, _ Ticker) { c.Until(t0) }, 0, t0},
+		{"After", Trapper.After, func(c *Clock, _ Timer, _ Ticker) { c.After(3) }, 3, time.Time{}},
+		{"NewTimer", Trapper.NewTimer, func(c *Clock, _ Timer, _ Ticker) { c.NewTimer(4) }, 4, time.Time{}},
+		{"AfterFunc", Trapper.AfterFunc, func(c *Clock, _ Timer, _ Ticker) { c.AfterFunc(5, func() {}) }, 5, time.Time{}},
+		{"NewTicker", Trapper.NewTicker, func(c *Clock, _ Timer, _ Ticker) { c.NewTicker(6) }, 6, time.Time{}},
+		{"Tick", Trapper.Tick, func(c *Clock, _ Timer, _ Ticker) { c.Tick(7) }, 7, time.Time{}},
+		{"TickerFunc", Trapper.TickerFunc, func(c *Clock, _ Timer, _ Ticker) {
+			c.TickerFunc(context.Background(), 8, func() error { return nil })
+		}, 8, time.Time{}},
+		{"Timer.Stop", Trapper.TimerStop, func(_ *Clock, tm Timer, _ Ticker) { tm.Stop() }, 0, time.Time{}},
+		{"Timer.Reset", Trapper.TimerReset, func(_ *Clock, tm Timer, _ Ticker) { tm.Reset(9) }, 9, time.Time{}},
+		{"Ticker.Stop", Trapper.TickerStop, func(_ *Clock, _ Timer, tk Ticker) { tk.Stop() }, 0, time.Time{}},
+		{"Ticker.Reset", Trapper.TickerReset, func(_ *Clock, _ Timer, tk Ticker) { tk.Reset(10) }, 10, time.Time{}},
+	} {
+		c := New(t0)
+		tm, tk := c.NewTimer(time.Hour), c.NewTicker(time.Hour)
+		trap := tc.trap(c.Trap())
+		// Calls of the other methods go through.
+		for _, other := range []func(){
+			func() { c.Now() }, func() { c.NewTimer(1) }, func() { c.AfterFunc(1, func() {}).Stop() },
+		} {
+			if tc.method != "Now" && tc.method != "NewTimer" && tc.method != "AfterFunc" && tc.method != "Timer.Stop" {
+				other()
+			}
+		}
+		returned := make(chan struct{})
+		go func() { tc.call(c, tm, tk); close(returned) }()
+		call := mustCall(t, ctx, trap)
+		if call.Method != tc.method || call.Duration != tc.d || !call.Time.Equal(tc.at) {
+			t.Fatalf("caught %s(%v, %v), want %s(%v, %v)", call.Method, call.Duration, call.Time, tc.method, tc.d, tc.at)
+		}
+		select {
+		case <-returned:
+			t.Fatalf("%s returned before its release", tc.method)
+		default:
+		}
+		mustRelease(t, ctx, call)
+		select {
+		case <-returned:
+		case <-ctx.Done():
+			t.Fatalf("%s did not return after its release", tc.method)
+		}
+		trap.Close()
+		tc.call(c, tm, tk) // closed: goes through
+	}
+}
+
+func TestTrapSleepAndNowSeeTheTimeOfRelease(t *testing.T) {
+	ctx := bound(t)
+	c := New(t0)
+	nowTrap, sleepTrap := c.Trap().Now(), c.Trap().Sleep()
+	defer nowTrap.Close()
+	defer sleepTrap.Close()
+	saw := make(chan time.Duration, 2)
+	go func() {
+		saw <- c.Since(t0) // Since is not trapped: Now is
+		saw <- c.Now().Sub(t0)
+		c.Sleep(time.Second)
+		saw <- c.Since(t0)
+	}()
+	if got := <-saw; got != 0 {
+		t.Fatalf("Since = %v, want 0", got)
+	}
+	call := mustCall(t, ctx, nowTrap)
+	c.Advance(time.Minute)
+	mustRelease(t, ctx, call)
+	if got := <-saw; got != time.Minute {
+		t.Fatalf("trapped Now read t0+%v, want the time at its release, t0+1m", got)
+	}
+	call = mustCall(t, ctx, sleepTrap)
+	mustRelease(t, ctx, call) // Release waits for the call: Sleep has not returned yet
+	c.BlockUntil(1)
+	c.Advance(time.Second)
+	select {
+	case got := <-saw:
+		if got != time.Minute+time.Second {
+			t.Fatalf("woke at t0+%v, want t0+1m1s", got)
+		}
+	case <-ctx.Done():
+		t.Fatal("Sleep did not return")
+	}
+}
+
+func TestTrapReleaseWaitsForTheCall(t *testing.T) {
+	ctx := bound(t)
+	c := New(t0)
+	trap := c.Trap().Sleep()
+	defer trap.Close()
+	go c.Sleep(time.Second)
+	call := mustCall(t, ctx, trap)
+	// Release waits for Sleep to return, which needs an advance: with a
+	// context that ends, Release reports it.
+	short, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := call.Release(short); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Release = %v, want Canceled (Sleep has not returned)", err)
+	}
+	defer func() {
+		if r := recover(); r == nil {
+			t.Fatal("a second Release did not panic")
+		}
+		c.BlockUntil(1)
+		c.Advance(time.Second)
+	}()
+	_ = call.Release(ctx)
+}
+
+func TestTwoTrapsBothRelease(t *testing.T) {
+	ctx := bound(t)
+	c := New(t0)
+	a, b := c.Trap().AfterFunc(), c.Trap().AfterFunc()
+	defer a.Close()
+	defer b.Close()
+	returned := make(chan struct{})
+	go func() { c.AfterFunc(time.Second, func() {}); close(returned) }()
+	ca, cb := mustCall(t, ctx, a), mustCall(t, ctx, b)
+	releasedA := make(chan error, 1)
+	go func() { releasedA <- ca.Release(ctx) }()
+	select {
+	case <-returned:
+		t.Fatal("the call went on with one of its two traps released")
+	default:
+	}
+	mustRelease(t, ctx, cb)
+	if err := <-releasedA; err != nil {
+		t.Fatal(err)
+	}
+	<-returned
+}
+
+func TestTrapCloseReleasesHeldCalls(t *testing.T) {
+	ctx := bound(t)
+	c := New(t0)
+	trap := c.Trap().Now()
+	returned := make(chan struct{})
+	go func() { c.Now(); c.Now(); close(returned) }()
+	mustCall(t, ctx, trap) // taken, never released
+	trap.Close()
+	select {
+	case <-returned:
+	case <-ctx.Done():
+		t.Fatal("Close did not release the held call")
+	}
+	if _, err := trap.Wait(ctx); !errors.Is(err, ErrTrapClosed) {
+		t.Fatalf("Wait after Close = %v, want ErrTrapClosed", err)
+	}
+	trap.Close() // twice is fine
+	over, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := c.Trap().Now().Wait(over); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait with nothing caught and a done context = %v", err)
+	}
+}
+
+// A callback's call is trapped too; the test drives the clock from another
+// goroutine and releases the call from its own.
+func TestTrapInCallback(t *testing.T) {
+	ctx := bound(t)
+	c := New(t0)
+	trap := c.Trap().Now()
+	defer trap.Close()
+	var seen time.Duration
+	c.AfterFunc(time.Second, func() { seen = c.Now().Sub(t0) })
+	advanced := make(chan struct{})
+	go func() { c.Advance(time.Minute); close(advanced) }()
+	mustRelease(t, ctx, mustCall(t, ctx, trap))
+	select {
+	case <-advanced:
+	case <-ctx.Done():
+		t.Fatal("Advance did not return")
+	}
+	if seen != time.Second {
+		t.Fatalf("callback saw t0+%v, want t0+1s", seen)
+	}
+}
+
+// The clock's own calls are not trapped: a WithTimeout context's Now and the
+// Stop of its timer, a TickerFunc's Stop.
+func TestTrapIgnoresClockInternals(t *testing.T) {
+	c := New(t0)
+	traps := []*Trap{c.Trap().Now(), c.Trap().Until(), c.Trap().TimerStop(), c.Trap().AfterFunc()}
+	defer func() {
+		for _, tr := range traps {
+			tr.Close()
+		}
+	}()
+	ctx, cancel := WithTimeout(context.Background(), c, time.Second)
+	cancel()
+	_, cancel = WithDeadline(context.Background(), c, t0.Add(time.Minute))
+	c.Advance(2 * time.Second)
+	cancel()
+	if ctx.Err() != context.Canceled {
+		t.Fatal(ctx.Err())
+	}
+	for _, tr := range traps {
+		tr.mu.Lock()
+		n := len(tr.queue)
+		tr.mu.Unlock()
+		if n != 0 {
+			t.Fatalf("%v caught %d internal calls", tr, n)
+		}
+	}
+}
