@@ -284,10 +284,10 @@ func (c *Clock) Now() time.Time {
 	if c.ntraps.Load() > 0 {
 		defer c.trap(methodNow, 0, time.Time{})()
 	}
-	return c.now_()
+	return c.current()
 }
 
-func (c *Clock) now_() time.Time {
+func (c *Clock) current() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ready()
@@ -301,7 +301,7 @@ func (c *Clock) Since(t time.Time) time.Duration {
 	if c.ntraps.Load() > 0 {
 		defer c.trap(methodSince, 0, t)()
 	}
-	return c.now_().Sub(t)
+	return c.current().Sub(t)
 }
 
 // Until returns t.Sub(Now()).
@@ -309,7 +309,7 @@ func (c *Clock) Until(t time.Time) time.Duration {
 	if c.ntraps.Load() > 0 {
 		defer c.trap(methodUntil, 0, t)()
 	}
-	return t.Sub(c.now_())
+	return t.Sub(c.current())
 }
 
 // offsetOf returns the offset of t from the start, clamped to

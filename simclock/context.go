@@ -9,7 +9,7 @@ import (
 // WithTimeout returns WithDeadline(parent, clock, clock.Now().Add(d)).
 func WithTimeout(parent context.Context, clock Interface, d time.Duration) (context.Context, context.CancelFunc) {
 	if c, ok := clock.(*Clock); ok {
-		return WithDeadline(parent, clock, c.now_().Add(d)) // not a call to trap
+		return WithDeadline(parent, clock, c.current().Add(d)) // not a call to trap
 	}
 	return WithDeadline(parent, clock, clock.Now().Add(d))
 }
@@ -87,7 +87,7 @@ func WithDeadline(parent context.Context, clock Interface, d time.Time) (context
 // traps catch the calls of the code under test, not the clock's own.
 func until(clock Interface, d time.Time) time.Duration {
 	if c, ok := clock.(*Clock); ok {
-		return d.Sub(c.now_())
+		return d.Sub(c.current())
 	}
 	return clock.Until(d)
 }
