@@ -36,9 +36,17 @@
 //
 // A ticker's channel holds one tick, as package time's does: when an advance
 // passes several ticks while nobody receives, the first waits in the channel
-// and the others are dropped. The ticker still fires floor(elapsed/period)
-// times; a receiver that wants every tick advances one period at a time, or
-// uses AfterFunc instead.
+// and the others are dropped. So that a ticker nobody reads costs O(1) per
+// advance, not one fire per period (a 1 ns ticker and Advance(time.Hour)
+// would be 3.6e12 fires): when a tick finds the channel full, the ticker
+// skips to the last tick at or before the advance's target, which it delivers
+// if the channel has room by then. It fires at most three times per advance.
+// A receiver that drains the channel in the middle of an advance (a
+// callback, or a goroutine racing the advance) therefore gets that last tick
+// next, not the one after its receive. A receiver that wants every tick
+// advances one period at a time or uses Step (which stops at every tick);
+// code that needs a call per tick uses TickerFunc, which calls f for every
+// period passed, at a cost of one call each.
 //
 // # The wheel
 //
@@ -533,7 +541,7 @@ func (c *Clock) advance(op string, target int64, d time.Duration, mode int) (n i
 			continue
 		}
 		c.now = e.at
-		fired, f := c.fire(e)
+		fired, f := c.fire(e, target)
 		if !fired {
 			continue
 		}
@@ -623,10 +631,11 @@ func (c *Clock) collectAlarm(a alarm.Alarm) {
 	c.batch = append(c.batch, entry{t: t, seq: t.seq, at: t.at})
 }
 
-// fire fires a batch entry under mu: it sends a channel timer's value, re-arms
-// a ticker, or returns an AfterFunc callback for the caller to run unlocked.
+// fire fires a batch entry under mu, in an advance to target: it sends a
+// channel timer's value, re-arms a ticker, or returns an AfterFunc or
+// TickerFunc callback for the caller to run unlocked.
 // It reports false for a stale entry.
-func (c *Clock) fire(e entry) (bool, func()) {
+func (c *Clock) fire(e entry, target int64) (bool, func()) {
 	t := e.t
 	if !e.live() {
 		return false, nil
@@ -637,10 +646,18 @@ func (c *Clock) fire(e entry) (bool, func()) {
 	switch {
 	case t.period > 0:
 		t.state = stateIdle // re-armed at once, still a waiter
-		if t.ch != nil {
-			t.send(c.timeOf(c.now))
+		next := c.after(t.period)
+		if t.ch != nil && !t.send(c.timeOf(c.now)) {
+			// Nobody has received the last tick, so the ticks until the
+			// advance's target would be dropped too, unless someone
+			// receives meanwhile: skip to the last of them, which is
+			// delivered if the channel has room by then. So an unread
+			// ticker costs O(1) per advance, not one fire per period.
+			if k := (target - c.now) / int64(t.period); k > 1 {
+				next = c.now + k*int64(t.period)
+			}
 		}
-		if err := c.arm(t, c.after(t.period)); err != nil {
+		if err := c.arm(t, next); err != nil {
 			if t.waiter {
 				c.addWaiters(-1)
 			}

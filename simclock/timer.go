@@ -98,11 +98,13 @@ func (c *Clock) stop(t *timer) bool {
 }
 
 // send puts v in t's channel unless a value already waits there (a ticker
-// drops ticks nobody received).
-func (t *timer) send(v time.Time) {
+// drops ticks nobody received), and reports whether it did.
+func (t *timer) send(v time.Time) bool {
 	select {
 	case t.ch <- v:
+		return true
 	default:
+		return false
 	}
 }
 
