@@ -48,6 +48,28 @@
 // code that needs a call per tick uses TickerFunc, which calls f for every
 // period passed, at a cost of one call each.
 //
+// # Waiting for what an advance set in motion
+//
+// Callbacks (AfterFunc, TickerFunc, context deadlines) have run when the
+// advance returns. A goroutine woken by a channel (a timer, a ticker, Sleep)
+// runs after the advance has returned, and the clock cannot see what it does
+// next unless it calls the clock. A test waits for it deterministically, with
+// no real-time sleep, in one of three ways:
+//
+//   - BlockUntilContext(ctx, n) or BlockUntilWaiters(ctx, n), when the code
+//     reacts by waiting on the clock again (a new timer, a Sleep, a deadline);
+//   - a trap (Trap) on the clock call the code makes next, which also holds
+//     the code there until the test releases it;
+//   - inside a testing/synctest bubble (Go 1.25), synctest.Wait() after the
+//     advance: it returns once every goroutine of the bubble is blocked again,
+//     however it reacted (a counter, a log line, a send to another channel).
+//     simclock works inside a bubble: its waits are channel operations.
+//
+// Outside a bubble, a reaction that never touches the clock (a goroutine
+// that counts ticks into a variable) can only be awaited by the code under
+// test telling the test (a channel of its own); there is no way for the clock
+// to know that a goroutine has finished reacting.
+//
 // # The wheel
 //
 // Timers live in a timingwheel.Wheel with 1 ns precision by default, so
