@@ -288,11 +288,14 @@ func (c *Clock) Sleep(d time.Duration) {
 	if d <= 0 {
 		return
 	}
-	if c.ntraps.Load() > 0 {
-		c.trap(methodSleep, d, time.Time{})() // released: then it sleeps
-	}
 	c.checkReentry("Sleep")
-	<-c.newTimer(d).C()
+	started := func() {}
+	if c.ntraps.Load() > 0 {
+		started = c.trap(methodSleep, d, time.Time{})
+	}
+	ch := c.newTimer(d).C()
+	started() // a trap's Release returns once the sleep is counted
+	<-ch
 }
 
 // NewTicker returns a ticker that sends the simulated time on its channel

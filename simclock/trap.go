@@ -57,7 +57,8 @@ func (tp Trapper) Since() *Trap { return tp.c.newTrap(methodSince) }
 // Until traps calls of Until; Call.Time is its argument.
 func (tp Trapper) Until() *Trap { return tp.c.newTrap(methodUntil) }
 
-// Sleep traps calls of Sleep with d > 0; once released, the call sleeps.
+// Sleep traps calls of Sleep with d > 0. Release returns once the released
+// call has started to sleep (it counts in Waiters), not when it wakes.
 func (tp Trapper) Sleep() *Trap { return tp.c.newTrap(methodSleep) }
 
 // After traps calls of After.

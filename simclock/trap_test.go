@@ -143,8 +143,7 @@ func TestTrapSleepAndNowSeeTheTimeOfRelease(t *testing.T) {
 		t.Fatalf("trapped Now read t0+%v, want the time at its release, t0+1m", got)
 	}
 	call = mustCall(t, ctx, sleepTrap)
-	mustRelease(t, ctx, call) // Release waits for the call: Sleep has not returned yet
-	c.BlockUntil(1)
+	mustRelease(t, ctx, call) // returns once the Sleep is counted
 	c.Advance(time.Second)
 	select {
 	case got := <-saw:
@@ -159,25 +158,46 @@ func TestTrapSleepAndNowSeeTheTimeOfRelease(t *testing.T) {
 func TestTrapReleaseWaitsForTheCall(t *testing.T) {
 	ctx := bound(t)
 	c := New(t0)
-	trap := c.Trap().Sleep()
-	defer trap.Close()
-	go c.Sleep(time.Second)
-	call := mustCall(t, ctx, trap)
-	// Release waits for Sleep to return, which needs an advance: with a
-	// context that ends, Release reports it.
+	// Caught by two traps, the call goes on only when both release it, so
+	// the first Release cannot see it return: with a context that ends, it
+	// reports that.
+	a, b := c.Trap().Now(), c.Trap().Now()
+	defer a.Close()
+	defer b.Close()
+	go c.Now()
+	ca, cb := mustCall(t, ctx, a), mustCall(t, ctx, b)
 	short, cancel := context.WithCancel(ctx)
 	cancel()
-	if err := call.Release(short); !errors.Is(err, context.Canceled) {
-		t.Fatalf("Release = %v, want Canceled (Sleep has not returned)", err)
+	if err := ca.Release(short); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Release = %v, want Canceled (the call is still held by the other trap)", err)
 	}
+	mustRelease(t, ctx, cb)
 	defer func() {
 		if r := recover(); r == nil {
 			t.Fatal("a second Release did not panic")
 		}
-		c.BlockUntil(1)
-		c.Advance(time.Second)
 	}()
-	_ = call.Release(ctx)
+	_ = ca.Release(ctx)
+}
+
+// A released Sleep is counted as a waiter by the time Release returns.
+func TestTrapSleepReleaseReturnsWhenAsleep(t *testing.T) {
+	ctx := bound(t)
+	c := New(t0)
+	trap := c.Trap().Sleep()
+	defer trap.Close()
+	woke := make(chan struct{})
+	go func() { c.Sleep(time.Second); close(woke) }()
+	mustRelease(t, ctx, mustCall(t, ctx, trap))
+	if c.Waiters() != 1 {
+		t.Fatalf("Waiters = %d after the Sleep's release, want 1", c.Waiters())
+	}
+	c.Advance(time.Second)
+	select {
+	case <-woke:
+	case <-ctx.Done():
+		t.Fatal("Sleep did not return")
+	}
 }
 
 func TestTwoTrapsBothRelease(t *testing.T) {
