@@ -188,6 +188,7 @@ type Clock struct {
 	waiters   int
 	blocked   []*blocked   // goroutines waiting for a waiter count
 	inCall    bool         // a callback is running (on the driving goroutine)
+	running   *timer       // its timer, while inCall
 	traps     []*Trap      // open traps, oldest first
 	ntraps    atomic.Int32 // len(traps), read without mu
 	collect   func(alarm.Alarm)
@@ -533,7 +534,7 @@ func (c *Clock) advance(op string, target int64, d time.Duration, mode int) (n i
 		if !locked {
 			c.mu.Lock() // a callback panicked
 		}
-		c.inCall = false
+		c.inCall, c.running = false, nil
 		c.mu.Unlock()
 		c.adv.Unlock()
 	}()
@@ -569,13 +570,13 @@ func (c *Clock) advance(op string, target int64, d time.Duration, mode int) (n i
 		}
 		n++
 		if f != nil {
-			c.inCall = true
+			c.inCall, c.running = true, e.t
 			c.mu.Unlock()
 			locked = false
 			runCallback(f) // a panic leaves the rest for the next call
 			c.mu.Lock()
 			locked = true
-			c.inCall = false
+			c.inCall, c.running = false, nil
 		}
 	}
 	moved = max(target, from) - from

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"time"
 )
 
 // ErrReentrant: a callback drove its own clock (Advance, AdvanceTo, Step,
@@ -65,4 +66,41 @@ func insideCallback() bool {
 			return false
 		}
 	}
+}
+
+// Running reports the callback the clock is running now, if any: the time
+// it fires at (Now() inside it) and its function's name, as the runtime
+// knows it (a closure is named after the function it is in, with a suffix
+// such as .func1). A callback that blocks holds up the advance that runs it;
+// a test that does not trust its callbacks can advance on a goroutine of its
+// own and, if the advance has not returned in time, fail with what Running
+// names:
+//
+//	advanced := make(chan struct{})
+//	go func() { clk.Advance(d); close(advanced) }()
+//	select {
+//	case <-advanced:
+//	case <-ctx.Done():
+//		at, fn, _ := clk.Running()
+//		t.Fatalf("Advance stuck in %s, the callback for %v", fn, at)
+//	}
+func (c *Clock) Running() (at time.Time, fn string, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.inCall || c.running == nil {
+		return time.Time{}, "", false
+	}
+	return c.timeOf(c.now), funcName(c.running.named()), true
+}
+
+// funcName is the runtime's name of the function f.
+func funcName(f any) string {
+	v := reflect.ValueOf(f)
+	if v.Kind() != reflect.Func || v.IsNil() {
+		return "?"
+	}
+	if rf := runtime.FuncForPC(v.Pointer()); rf != nil {
+		return rf.Name()
+	}
+	return "?"
 }

@@ -166,3 +166,60 @@ func TestZeroClockIsUsable(t *testing.T) {
 		}
 	}
 }
+
+func stuckCallback(release <-chan struct{}) func() {
+	return func() { <-release }
+}
+
+// Running names the callback that holds up an advance.
+func TestRunningNamesStuckCallback(t *testing.T) {
+	ctx := bound(t)
+	c := New(t0)
+	if _, _, ok := c.Running(); ok {
+		t.Fatal("Running reports a callback on an idle clock")
+	}
+	release := make(chan struct{})
+	c.AfterFunc(3*time.Second, stuckCallback(release))
+	c.TickerFunc(context.Background(), time.Hour, func() error { <-release; return nil })
+	advanced := make(chan struct{})
+	go func() { c.Advance(2 * time.Hour); close(advanced) }()
+	// Wait (no real time passes) until the advance is stuck in the callback.
+	for {
+		if at, fn, ok := c.Running(); ok {
+			if at.Sub(t0) != 3*time.Second || !contains(fn, "stuckCallback") {
+				t.Fatalf("Running = %v, %q; want t0+3s in stuckCallback", at.Sub(t0), fn)
+			}
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the callback never ran")
+		default:
+			time.Sleep(time.Microsecond)
+		}
+	}
+	release <- struct{}{}
+	for { // the ticker's f, named as the caller wrote it
+		if at, fn, ok := c.Running(); ok && at.Sub(t0) == time.Hour {
+			if !contains(fn, "TestRunningNamesStuckCallback.func") {
+				t.Fatalf("Running names %q for the TickerFunc, want the test's closure", fn)
+			}
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the ticker never ran")
+		default:
+			time.Sleep(time.Microsecond)
+		}
+	}
+	close(release)
+	select {
+	case <-advanced:
+	case <-ctx.Done():
+		t.Fatal("Advance did not return")
+	}
+	if _, _, ok := c.Running(); ok {
+		t.Fatal("Running reports a callback after the advance")
+	}
+}
