@@ -2,9 +2,14 @@
 // discrete-event simulations, built on a timing wheel.
 //
 // A *Clock has the shape of package time (Now, Sleep, After, NewTimer,
-// AfterFunc, NewTicker, Tick), but its time moves only when a goroutine drives
-// it with Advance, AdvanceTo, Step, RunUntil or Run. Code under test takes
-// Interface, which both *Clock and Real() satisfy.
+// AfterFunc, NewTicker, Tick) plus TickerFunc, but its time moves only when
+// a goroutine drives it with Advance, AdvanceTo, AdvanceNext, Step, RunUntil
+// or Run. Code under test takes Interface, which both *Clock and Real()
+// satisfy, as an argument or from its context (NewContext, FromContext). A
+// test waits for the code to wait on the clock (BlockUntil and its variants),
+// or holds it at a clock call until it releases it (Trap). The zero Clock is
+// usable. docs/migrating.md maps clockwork, benbjohnson/clock, quartz and
+// k8s.io/utils/clock/testing to simclock, method by method.
 //
 // # Firing
 //
@@ -20,7 +25,9 @@
 // A callback must not drive its own clock (Advance and the rest would wait
 // for the advance in progress, which waits for the callback) or Sleep on it:
 // those calls panic with ErrReentrant. Nor may it block waiting for another
-// goroutine that drives the clock, which the clock cannot detect. If a callback panics, the panic reaches the
+// goroutine that drives the clock, which the clock cannot detect (Running
+// names the callback an advance is stuck in). If a callback panics, the
+// panic reaches the
 // caller of the driving method; the clock stays at that callback's time and is
 // usable: the timers due at that instant that have not fired yet fire first at
 // the next call that drives the clock.
@@ -717,11 +724,11 @@ func (c *Clock) BlockUntil(n int) {
 }
 
 // BlockUntilContext waits until Waiters() is exactly n, or ctx ends, when it
-// returns ctx.Err() (clockwork's BlockUntilContext). Exactly n means a count
-// that passes n on its way (n+1 timers scheduled at once, or one stopped
-// before the test looks) is missed until it comes back to n; when the code
-// under test only adds waiters, BlockUntilWaiters (at least n) is the safer
-// wait.
+// returns ctx.Err() (clockwork's BlockUntilContext). While it waits, every
+// value the count takes is checked, even one that lasts an instant; but a
+// count that was n and moved on before the wait began is not seen until it
+// comes back to n. When the code under test only adds waiters,
+// BlockUntilWaiters (at least n) is the safer wait.
 func (c *Clock) BlockUntilContext(ctx context.Context, n int) error {
 	return c.waitWaiters(ctx, func(w int) bool { return w == n })
 }
