@@ -397,6 +397,8 @@ var rowTests = map[string]func(t *testing.T){
 			{"Now", simclock.Trapper.Now, func(c *simclock.Clock, _ simclock.Timer, _ simclock.Ticker) { c.Now() }, 0},
 			{"Since", simclock.Trapper.Since, func(c *simclock.Clock, _ simclock.Timer, _ simclock.Ticker) { c.Since(t1) }, 0},
 			{"Until", simclock.Trapper.Until, func(c *simclock.Clock, _ simclock.Timer, _ simclock.Ticker) { c.Until(t1) }, 0},
+			{"After", simclock.Trapper.After, func(c *simclock.Clock, _ simclock.Timer, _ simclock.Ticker) { c.After(1) }, 1},
+			{"Tick", simclock.Trapper.Tick, func(c *simclock.Clock, _ simclock.Timer, _ simclock.Ticker) { c.Tick(8) }, 8},
 			{"NewTimer", simclock.Trapper.NewTimer, func(c *simclock.Clock, _ simclock.Timer, _ simclock.Ticker) { c.NewTimer(2) }, 2},
 			{"AfterFunc", simclock.Trapper.AfterFunc, func(c *simclock.Clock, _ simclock.Timer, _ simclock.Ticker) { c.AfterFunc(3, func() {}) }, 3},
 			{"NewTicker", simclock.Trapper.NewTicker, func(c *simclock.Clock, _ simclock.Timer, _ simclock.Ticker) { c.NewTicker(4) }, 4},
@@ -411,6 +413,9 @@ var rowTests = map[string]func(t *testing.T){
 			c := simclock.New(t1)
 			tm, tk := c.NewTimer(time.Hour), c.NewTicker(time.Hour)
 			trap := tc.trap(c.Trap())
+			if tc.method != "Now" {
+				c.Now() // another method: not caught
+			}
 			returned := make(chan struct{})
 			go func() { tc.call(c, tm, tk); close(returned) }()
 			call, err := trap.Wait(ctx)

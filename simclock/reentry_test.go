@@ -183,36 +183,22 @@ func TestRunningNamesStuckCallback(t *testing.T) {
 	c.TickerFunc(context.Background(), time.Hour, func() error { <-release; return nil })
 	advanced := make(chan struct{})
 	go func() { c.Advance(2 * time.Hour); close(advanced) }()
-	// Wait (no real time passes) until the advance is stuck in the callback.
-	for {
-		if at, fn, ok := c.Running(); ok {
-			if at.Sub(t0) != 3*time.Second || !contains(fn, "stuckCallback") {
-				t.Fatalf("Running = %v, %q; want t0+3s in stuckCallback", at.Sub(t0), fn)
-			}
-			break
+	// Wait until the advance is stuck in the callback.
+	eventually(t, ctx, "the callback runs", func() bool {
+		at, fn, ok := c.Running()
+		if ok && (at.Sub(t0) != 3*time.Second || !contains(fn, "stuckCallback")) {
+			t.Fatalf("Running = %v, %q; want t0+3s in stuckCallback", at.Sub(t0), fn)
 		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the callback never ran")
-		default:
-			time.Sleep(time.Microsecond)
-		}
-	}
+		return ok
+	})
 	release <- struct{}{}
-	for { // the ticker's f, named as the caller wrote it
-		if at, fn, ok := c.Running(); ok && at.Sub(t0) == time.Hour {
-			if !contains(fn, "TestRunningNamesStuckCallback.func") {
-				t.Fatalf("Running names %q for the TickerFunc, want the test's closure", fn)
-			}
-			break
+	eventually(t, ctx, "the ticker runs", func() bool { // named as the caller wrote it
+		at, fn, ok := c.Running()
+		if ok && at.Sub(t0) == time.Hour && !contains(fn, "TestRunningNamesStuckCallback.func") {
+			t.Fatalf("Running names %q for the TickerFunc, want the test's closure", fn)
 		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the ticker never ran")
-		default:
-			time.Sleep(time.Microsecond)
-		}
-	}
+		return ok && at.Sub(t0) == time.Hour
+	})
 	close(release)
 	select {
 	case <-advanced:
@@ -221,5 +207,20 @@ func TestRunningNamesStuckCallback(t *testing.T) {
 	}
 	if _, _, ok := c.Running(); ok {
 		t.Fatal("Running reports a callback after the advance")
+	}
+}
+
+// eventually polls cond until it holds, failing the test at ctx's end. It
+// decides no result by real time: it only waits for another goroutine to get
+// somewhere the clock cannot signal.
+func eventually(t *testing.T, ctx context.Context, what string, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("waited in vain for %s", what)
+		default:
+			time.Sleep(time.Microsecond)
+		}
 	}
 }

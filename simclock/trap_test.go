@@ -60,66 +60,6 @@ func TestTrapHoldsNewTimer(t *testing.T) {
 	}
 }
 
-// Every Trapper method catches its method, with its arguments, and nothing
-// else; the call completes once released.
-func TestTrapEveryMethod(t *testing.T) {
-	ctx := bound(t)
-	for _, tc := range []struct {
-		method string
-		trap   func(Trapper) *Trap
-		call   func(c *Clock, tm Timer, tk Ticker)
-		d      time.Duration
-		at     time.Time
-	}{
-		{"Now", Trapper.Now, func(c *Clock, _ Timer, _ Ticker) { c.Now() }, 0, time.Time{}},
-		{"Since", Trapper.Since, func(c *Clock, _ Timer, _ Ticker) { c.Since(t0) }, 0, t0},
-		{"Until", Trapper.Until, func(c *Clock, _ Timer, _ Ticker) { c.Until(t0) }, 0, t0},
-		{"After", Trapper.After, func(c *Clock, _ Timer, _ Ticker) { c.After(3) }, 3, time.Time{}},
-		{"NewTimer", Trapper.NewTimer, func(c *Clock, _ Timer, _ Ticker) { c.NewTimer(4) }, 4, time.Time{}},
-		{"AfterFunc", Trapper.AfterFunc, func(c *Clock, _ Timer, _ Ticker) { c.AfterFunc(5, func() {}) }, 5, time.Time{}},
-		{"NewTicker", Trapper.NewTicker, func(c *Clock, _ Timer, _ Ticker) { c.NewTicker(6) }, 6, time.Time{}},
-		{"Tick", Trapper.Tick, func(c *Clock, _ Timer, _ Ticker) { c.Tick(7) }, 7, time.Time{}},
-		{"TickerFunc", Trapper.TickerFunc, func(c *Clock, _ Timer, _ Ticker) {
-			c.TickerFunc(context.Background(), 8, func() error { return nil })
-		}, 8, time.Time{}},
-		{"Timer.Stop", Trapper.TimerStop, func(_ *Clock, tm Timer, _ Ticker) { tm.Stop() }, 0, time.Time{}},
-		{"Timer.Reset", Trapper.TimerReset, func(_ *Clock, tm Timer, _ Ticker) { tm.Reset(9) }, 9, time.Time{}},
-		{"Ticker.Stop", Trapper.TickerStop, func(_ *Clock, _ Timer, tk Ticker) { tk.Stop() }, 0, time.Time{}},
-		{"Ticker.Reset", Trapper.TickerReset, func(_ *Clock, _ Timer, tk Ticker) { tk.Reset(10) }, 10, time.Time{}},
-	} {
-		c := New(t0)
-		tm, tk := c.NewTimer(time.Hour), c.NewTicker(time.Hour)
-		trap := tc.trap(c.Trap())
-		// Calls of the other methods go through.
-		for _, other := range []func(){
-			func() { c.Now() }, func() { c.NewTimer(1) }, func() { c.AfterFunc(1, func() {}).Stop() },
-		} {
-			if tc.method != "Now" && tc.method != "NewTimer" && tc.method != "AfterFunc" && tc.method != "Timer.Stop" {
-				other()
-			}
-		}
-		returned := make(chan struct{})
-		go func() { tc.call(c, tm, tk); close(returned) }()
-		call := mustCall(t, ctx, trap)
-		if call.Method != tc.method || call.Duration != tc.d || !call.Time.Equal(tc.at) {
-			t.Fatalf("caught %s(%v, %v), want %s(%v, %v)", call.Method, call.Duration, call.Time, tc.method, tc.d, tc.at)
-		}
-		select {
-		case <-returned:
-			t.Fatalf("%s returned before its release", tc.method)
-		default:
-		}
-		mustRelease(t, ctx, call)
-		select {
-		case <-returned:
-		case <-ctx.Done():
-			t.Fatalf("%s did not return after its release", tc.method)
-		}
-		trap.Close()
-		tc.call(c, tm, tk) // closed: goes through
-	}
-}
-
 func TestTrapSleepAndNowSeeTheTimeOfRelease(t *testing.T) {
 	ctx := bound(t)
 	c := New(t0)

@@ -104,21 +104,11 @@ func TestBlockUntilSeesPassingCount(t *testing.T) {
 	c.NewTimer(2 * time.Second)
 	got := make(chan error, 1)
 	go func() { got <- c.BlockUntilContext(ctx, 1) }()
-	// Wait (no real time passes) until the wait is registered.
-	for {
+	eventually(t, ctx, "the wait to register", func() bool {
 		c.mu.Lock()
-		n := len(c.blocked)
-		c.mu.Unlock()
-		if n == 1 {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the wait never registered")
-		default:
-			time.Sleep(time.Microsecond)
-		}
-	}
+		defer c.mu.Unlock()
+		return len(c.blocked) == 1
+	})
 	// 2 -> 1 -> 0 in one advance, with no chance to look in between.
 	c.AfterFunc(3*time.Second, func() {})
 	c.Advance(3 * time.Second)
