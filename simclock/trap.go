@@ -117,6 +117,7 @@ type Call struct {
 	g        *gate
 	trap     *Trap
 	released bool // under trap.mu
+	byClose  bool // released by the trap's Close
 }
 
 // gate holds a trapped call until every trap that caught it has released it.
@@ -217,18 +218,21 @@ func (tr *Trap) Wait(ctx context.Context) (*Call, error) {
 // it did (a timer scheduled, a ticker stopped) is in place; it returns
 // ctx.Err() if ctx ends first. A call caught by several traps goes on once
 // each has released it: release them from different goroutines. Releasing a
-// call twice panics.
+// call twice panics; releasing one that Close has let go only waits for it.
 func (call *Call) Release(ctx context.Context) error {
 	tr := call.trap
 	tr.mu.Lock()
-	if call.released {
+	if call.released && !call.byClose {
 		tr.mu.Unlock()
 		panic(fmt.Errorf("simclock: %s call released twice", call.Method))
 	}
+	release := !call.released // else Close let it go: only wait for it
 	call.released = true
 	delete(tr.held, call)
 	tr.mu.Unlock()
-	call.g.release()
+	if release {
+		call.g.release()
+	}
 	select {
 	case <-call.g.done:
 		return nil
@@ -254,7 +258,7 @@ func (tr *Trap) Close() {
 	tr.closed = true
 	var held []*Call
 	for call := range tr.held {
-		call.released = true
+		call.released, call.byClose = true, true
 		held = append(held, call)
 	}
 	clear(tr.held)

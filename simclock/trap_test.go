@@ -169,13 +169,14 @@ func TestTrapCloseReleasesHeldCalls(t *testing.T) {
 	trap := c.Trap().Now()
 	returned := make(chan struct{})
 	go func() { c.Now(); c.Now(); close(returned) }()
-	mustCall(t, ctx, trap) // taken, never released
+	call := mustCall(t, ctx, trap) // taken, not released
 	trap.Close()
 	select {
 	case <-returned:
 	case <-ctx.Done():
 		t.Fatal("Close did not release the held call")
 	}
+	mustRelease(t, ctx, call) // after Close: no panic, nothing to do
 	if _, err := trap.Wait(ctx); !errors.Is(err, ErrTrapClosed) {
 		t.Fatalf("Wait after Close = %v, want ErrTrapClosed", err)
 	}
