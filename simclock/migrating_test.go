@@ -459,6 +459,20 @@ var rowTests = map[string]func(t *testing.T){
 			}
 		}
 	},
+	"trap-where": func(t *testing.T) {
+		ctx := testBound(t)
+		c := simclock.New(t1)
+		trap := c.Trap().Where(func(call simclock.Call) bool { return call.Duration == time.Minute }).NewTimer()
+		defer trap.Close()
+		go func() { c.NewTimer(time.Second); c.NewTimer(time.Minute) }()
+		call, err := trap.Wait(ctx)
+		if err != nil || call.Duration != time.Minute {
+			t.Fatalf("caught %+v, %v; want the 1m NewTimer only", call, err)
+		}
+		if err := call.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	},
 	"tickerfuncwait-not-a-call": func(t *testing.T) {
 		// Waiter.Wait is not a clock call: no trap catches it.
 		ctx := testBound(t)

@@ -28,7 +28,24 @@ const (
 )
 
 // Trapper makes traps; get one from Clock.Trap.
-type Trapper struct{ c *Clock }
+type Trapper struct {
+	c     *Clock
+	match func(Call) bool
+}
+
+// Where returns a Trapper whose traps catch only the calls for which match
+// returns true; the others go on as if there were no trap. It stands in for
+// quartz's tags: clk.Trap().Where(func(c simclock.Call) bool { return
+// c.Duration == time.Minute }).NewTimer() holds the one-minute timers only.
+// match sees the call's Method, Duration and Time; it runs on the goroutine
+// that makes the call, with no lock held, and must not call the clock's
+// trapped methods. Where on a Trapper from Where requires both matches.
+func (tp Trapper) Where(match func(Call) bool) Trapper {
+	if prev := tp.match; prev != nil {
+		return Trapper{tp.c, func(c Call) bool { return prev(c) && match(c) }}
+	}
+	return Trapper{tp.c, match}
+}
 
 // Trap returns the Trapper of c: clk.Trap().NewTimer() sets a trap on
 // NewTimer, as in quartz.
@@ -46,57 +63,58 @@ type Trapper struct{ c *Clock }
 // blocks the advance that runs it: drive the clock from a goroutine other
 // than the one that takes and releases the call (go clk.Advance(d)), or the
 // test deadlocks.
-func (c *Clock) Trap() Trapper { return Trapper{c} }
+func (c *Clock) Trap() Trapper { return Trapper{c: c} }
 
 // Now traps calls of Now.
-func (tp Trapper) Now() *Trap { return tp.c.newTrap(methodNow) }
+func (tp Trapper) Now() *Trap { return tp.newTrap(methodNow) }
 
 // Since traps calls of Since; Call.Time is its argument.
-func (tp Trapper) Since() *Trap { return tp.c.newTrap(methodSince) }
+func (tp Trapper) Since() *Trap { return tp.newTrap(methodSince) }
 
 // Until traps calls of Until; Call.Time is its argument.
-func (tp Trapper) Until() *Trap { return tp.c.newTrap(methodUntil) }
+func (tp Trapper) Until() *Trap { return tp.newTrap(methodUntil) }
 
 // Sleep traps calls of Sleep with d > 0. Release returns once the released
 // call has started to sleep (it counts in Waiters), not when it wakes.
-func (tp Trapper) Sleep() *Trap { return tp.c.newTrap(methodSleep) }
+func (tp Trapper) Sleep() *Trap { return tp.newTrap(methodSleep) }
 
 // After traps calls of After.
-func (tp Trapper) After() *Trap { return tp.c.newTrap(methodAfter) }
+func (tp Trapper) After() *Trap { return tp.newTrap(methodAfter) }
 
 // NewTimer traps calls of NewTimer.
-func (tp Trapper) NewTimer() *Trap { return tp.c.newTrap(methodNewTimer) }
+func (tp Trapper) NewTimer() *Trap { return tp.newTrap(methodNewTimer) }
 
 // AfterFunc traps calls of AfterFunc.
-func (tp Trapper) AfterFunc() *Trap { return tp.c.newTrap(methodAfterFunc) }
+func (tp Trapper) AfterFunc() *Trap { return tp.newTrap(methodAfterFunc) }
 
 // NewTicker traps calls of NewTicker with d > 0.
-func (tp Trapper) NewTicker() *Trap { return tp.c.newTrap(methodNewTicker) }
+func (tp Trapper) NewTicker() *Trap { return tp.newTrap(methodNewTicker) }
 
 // Tick traps calls of Tick with d > 0.
-func (tp Trapper) Tick() *Trap { return tp.c.newTrap(methodTick) }
+func (tp Trapper) Tick() *Trap { return tp.newTrap(methodTick) }
 
 // TickerFunc traps calls of TickerFunc with d > 0.
-func (tp Trapper) TickerFunc() *Trap { return tp.c.newTrap(methodTickerFunc) }
+func (tp Trapper) TickerFunc() *Trap { return tp.newTrap(methodTickerFunc) }
 
 // TimerStop traps Stop on the timers of NewTimer, After's timer excepted
 // (it has no Stop) and AfterFunc.
-func (tp Trapper) TimerStop() *Trap { return tp.c.newTrap(methodTimerStop) }
+func (tp Trapper) TimerStop() *Trap { return tp.newTrap(methodTimerStop) }
 
 // TimerReset traps Reset on the timers of NewTimer and AfterFunc.
-func (tp Trapper) TimerReset() *Trap { return tp.c.newTrap(methodTimerReset) }
+func (tp Trapper) TimerReset() *Trap { return tp.newTrap(methodTimerReset) }
 
 // TickerStop traps Stop on tickers.
-func (tp Trapper) TickerStop() *Trap { return tp.c.newTrap(methodTickerStop) }
+func (tp Trapper) TickerStop() *Trap { return tp.newTrap(methodTickerStop) }
 
 // TickerReset traps Reset on tickers (with d > 0).
-func (tp Trapper) TickerReset() *Trap { return tp.c.newTrap(methodTickerReset) }
+func (tp Trapper) TickerReset() *Trap { return tp.newTrap(methodTickerReset) }
 
 // Trap catches the calls of one clock method; see Clock.Trap. Close it when
 // done (defer trap.Close()).
 type Trap struct {
 	c      *Clock
 	method string
+	match  func(Call) bool // nil: every call
 	mu     sync.Mutex
 	queue  []*Call        // caught, not yet taken by Wait
 	signal chan struct{}  // capacity 1: something was queued
@@ -140,8 +158,9 @@ func (g *gate) release() {
 // ErrTrapClosed is what Trap.Wait returns once the trap is closed.
 var ErrTrapClosed = errors.New("simclock: trap closed")
 
-func (c *Clock) newTrap(method string) *Trap {
-	tr := &Trap{c: c, method: method, signal: make(chan struct{}, 1), held: map[*Call]bool{}}
+func (tp Trapper) newTrap(method string) *Trap {
+	c := tp.c
+	tr := &Trap{c: c, method: method, match: tp.match, signal: make(chan struct{}, 1), held: map[*Call]bool{}}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.traps = append(c.traps, tr)
@@ -155,29 +174,44 @@ func (c *Clock) newTrap(method string) *Trap {
 // tells Release that the call has returned.
 func (c *Clock) trap(method string, d time.Duration, t time.Time) func() {
 	c.mu.Lock()
-	var g *gate
+	var traps []*Trap
 	for _, tr := range c.traps {
-		if tr.method != method {
+		if tr.method == method {
+			traps = append(traps, tr)
+		}
+	}
+	c.mu.Unlock()
+	var g *gate
+	for _, tr := range traps {
+		if tr.match != nil && !tr.match(Call{Method: method, Duration: d, Time: t}) {
 			continue
 		}
 		if g == nil {
-			g = &gate{open: make(chan struct{}), done: make(chan struct{})}
+			// pending starts at 1, released below once every trap has
+			// the call, so that an early Release cannot open the gate.
+			g = &gate{pending: 1, open: make(chan struct{}), done: make(chan struct{})}
 		}
-		g.pending++
 		call := &Call{Method: method, Duration: d, Time: t, g: g, trap: tr}
 		tr.mu.Lock()
+		if tr.closed {
+			tr.mu.Unlock()
+			continue
+		}
+		g.mu.Lock()
+		g.pending++
+		g.mu.Unlock()
 		tr.queue = append(tr.queue, call)
 		tr.held[call] = true
-		tr.mu.Unlock()
 		select {
 		case tr.signal <- struct{}{}:
 		default:
 		}
+		tr.mu.Unlock()
 	}
-	c.mu.Unlock()
 	if g == nil {
 		return func() {}
 	}
+	g.release() // opens the gate at once if every trap closed meanwhile
 	<-g.open
 	return func() { close(g.done) }
 }

@@ -237,3 +237,75 @@ func TestTrapIgnoresClockInternals(t *testing.T) {
 		}
 	}
 }
+
+// Where narrows a trap to the calls that match, as quartz's tags do; the
+// others go through untouched.
+func TestTrapWhere(t *testing.T) {
+	ctx := bound(t)
+	c := New(t0)
+	minute := func(call Call) bool { return call.Duration == time.Minute }
+	trap := c.Trap().Where(minute).NewTimer()
+	defer trap.Close()
+	both := c.Trap().Where(minute).Where(func(call Call) bool { return call.Method == "AfterFunc" }).AfterFunc()
+	defer both.Close()
+	returned := make(chan struct{})
+	go func() {
+		c.NewTimer(time.Second) // not caught
+		c.AfterFunc(time.Minute, func() {})
+		c.AfterFunc(time.Second, func() {}) // not caught
+		c.NewTimer(time.Minute)
+		close(returned)
+	}()
+	call := mustCall(t, ctx, both)
+	if call.Duration != time.Minute {
+		t.Fatalf("caught AfterFunc(%v), want AfterFunc(1m)", call.Duration)
+	}
+	mustRelease(t, ctx, call)
+	call = mustCall(t, ctx, trap)
+	if call.Method != "NewTimer" || call.Duration != time.Minute {
+		t.Fatalf("caught %s(%v), want NewTimer(1m)", call.Method, call.Duration)
+	}
+	if c.Waiters() != 1 {
+		t.Fatalf("Waiters = %d, want 1: the 1s timer went through", c.Waiters())
+	}
+	mustRelease(t, ctx, call)
+	<-returned
+}
+
+// A call caught by two traps, released by one before the other has it, still
+// waits for the other: the gate opens only when every trap has released.
+func TestTrapEarlyReleaseOfOneOfTwo(t *testing.T) {
+	ctx := bound(t)
+	for range 50 {
+		c := New(t0)
+		a, b := c.Trap().Now(), c.Trap().Now()
+		returned := make(chan struct{})
+		go func() { c.Now(); close(returned) }()
+		cb := mustCallAsync(t, ctx, a, b)
+		select {
+		case <-returned:
+			t.Fatal("the call returned before b released it")
+		default:
+		}
+		mustRelease(t, ctx, cb)
+		<-returned
+		a.Close()
+		b.Close()
+	}
+}
+
+// mustCallAsync takes the call from a and releases it on another goroutine
+// at once, then takes it from b and returns it.
+func mustCallAsync(t *testing.T, ctx context.Context, a, b *Trap) *Call {
+	t.Helper()
+	ca := mustCall(t, ctx, a)
+	released := make(chan error, 1)
+	go func() { released <- ca.Release(ctx) }()
+	cb := mustCall(t, ctx, b)
+	go func() {
+		if err := <-released; err != nil {
+			t.Errorf("Release by a: %v", err)
+		}
+	}()
+	return cb
+}
