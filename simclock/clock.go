@@ -177,29 +177,30 @@ type Clock struct {
 	// it; it waits in the early heap. So every pending timer is in exactly
 	// one place: the wheel (at > wnow), the batch or the early heap
 	// (at <= wnow), or parked (beyond the reach).
-	adv       sync.Mutex                 // held by the goroutine that drives the clock
-	mu        sync.Mutex                 // guards everything below
-	w         *timingwheel.Wheel[uint32] // values index slots
-	slots     []*timer                   // the timers in the wheel
-	free      []uint32                   // free indices of slots
-	origin    time.Time
-	now       int64   // ns after origin
-	wnow      int64   // the wheel's clock, >= now
-	batch     []entry // taken from the wheel, in (at, scheduling) order
-	bpos      int
-	early     earlyHeap // scheduled at or before wnow, by (at, ord)
-	ord       uint64    // scheduling counter for the early heap
-	earlyKept int       // live entries at the last compaction
-	sorted    bool      // 1 ns precision: the wheel fires in time order
-	chunk     int       // defaultChunk; tests make it small
-	waiters   int
-	blocked   []*blocked   // goroutines waiting for a waiter count
-	inCall    bool         // a callback is running (on the driving goroutine)
-	running   *timer       // its timer, while inCall
-	traps     []*Trap      // open traps, oldest first
-	ntraps    atomic.Int32 // len(traps), read without mu
-	collect   func(alarm.Alarm)
-	trace     func(*timer) // tests: called at each fire, under mu
+	adv         sync.Mutex                 // held by the goroutine that drives the clock
+	mu          sync.Mutex                 // guards everything below
+	w           *timingwheel.Wheel[uint32] // values index slots
+	slots       []*timer                   // the timers in the wheel
+	free        []uint32                   // free indices of slots
+	origin      time.Time
+	now         int64   // ns after origin
+	wnow        int64   // the wheel's clock, >= now
+	batch       []entry // taken from the wheel, in (at, scheduling) order
+	bpos        int
+	early       earlyHeap // scheduled at or before wnow, by (at, ord)
+	ord         uint64    // scheduling counter for the early heap
+	earlyKept   int       // live entries at the last compaction
+	sorted      bool      // 1 ns precision: the wheel fires in time order
+	chunk       int       // defaultChunk; tests make it small
+	waiters     int
+	blocked     []*blocked              // goroutines waiting for a waiter count
+	inCall      bool                    // a callback is running (on the driving goroutine)
+	running     *timer                  // its timer, while inCall
+	tickerFuncs map[*timer]func() error // running TickerFuncs: their f
+	traps       []*Trap                 // open traps, oldest first
+	ntraps      atomic.Int32            // len(traps), read without mu
+	collect     func(alarm.Alarm)
+	trace       func(*timer) // tests: called at each fire, under mu
 }
 
 // entry is a due timer in the batch or the early heap; it fires only if the

@@ -90,7 +90,11 @@ func (c *Clock) Running() (at time.Time, fn string, ok bool) {
 	if !c.inCall || c.running == nil {
 		return time.Time{}, "", false
 	}
-	return c.timeOf(c.now), funcName(c.running.named()), true
+	var f any = c.running.f
+	if user, ok := c.tickerFuncs[c.running]; ok {
+		f = user
+	}
+	return c.timeOf(c.now), funcName(f), true
 }
 
 // funcName is the runtime's name of the function f.

@@ -33,28 +33,40 @@ func (c *Clock) TickerFunc(ctx context.Context, d time.Duration, f func() error)
 		defer c.trap(methodTickerFunc, d, time.Time{})()
 	}
 	w := &funcWaiter{done: make(chan struct{})}
-	t := &timer{c: c, period: d, user: f}
+	t := &timer{c: c, period: d}
 	t.f = func() {
 		err := ctx.Err()
 		if err == nil {
 			err = f()
 		}
 		if err != nil {
-			t.stop()
+			c.stopTickerFunc(t)
 			w.finish(err)
 		}
 	}
 	c.mu.Lock()
 	c.ready()
 	c.start(t, c.after(d))
+	if c.tickerFuncs == nil {
+		c.tickerFuncs = map[*timer]func() error{}
+	}
+	c.tickerFuncs[t] = f // for Running, which names f rather than the wrapper
 	c.mu.Unlock()
 	w.mu.Lock()
 	w.unwatch = context.AfterFunc(ctx, func() {
-		t.stop()
+		c.stopTickerFunc(t)
 		w.finish(ctx.Err())
 	})
 	w.mu.Unlock()
 	return w
+}
+
+// stopTickerFunc stops a TickerFunc's timer, never trapped.
+func (c *Clock) stopTickerFunc(t *timer) {
+	t.stop()
+	c.mu.Lock()
+	delete(c.tickerFuncs, t)
+	c.mu.Unlock()
 }
 
 // funcWaiter is the Waiter of a TickerFunc.

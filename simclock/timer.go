@@ -29,15 +29,6 @@ type timer struct {
 	seq    uint64
 	state  uint8
 	waiter bool // counts in Waiters while not idle
-	user   any  // the caller's function when f wraps it (TickerFunc)
-}
-
-// named is the function that Running names for t.
-func (t *timer) named() any {
-	if t.user != nil {
-		return t.user
-	}
-	return t.f
 }
 
 // arm schedules t, which must be out of the wheel, at offset at: in the
