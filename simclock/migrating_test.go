@@ -459,6 +459,30 @@ var rowTests = map[string]func(t *testing.T){
 			}
 		}
 	},
+	"running": func(t *testing.T) {
+		ctx := testBound(t)
+		c := simclock.New(t1)
+		release := make(chan struct{})
+		c.AfterFunc(time.Second, func() { <-release })
+		advanced := make(chan struct{})
+		go func() { c.Advance(time.Minute); close(advanced) }()
+		for {
+			if at, fn, ok := c.Running(); ok {
+				if !at.Equal(t1.Add(time.Second)) || !strings.Contains(fn, "simclock_test") {
+					t.Fatalf("Running = %v, %q", at, fn)
+				}
+				break
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatal("the callback never ran")
+			default:
+				time.Sleep(time.Microsecond)
+			}
+		}
+		close(release)
+		<-advanced
+	},
 	"trap-where": func(t *testing.T) {
 		ctx := testBound(t)
 		c := simclock.New(t1)
