@@ -27,7 +27,7 @@ func TestAdvanceNextReportsWhatFired(t *testing.T) {
 	if d, n := c.AdvanceNext(); d != 3*time.Second || n != 1 {
 		t.Fatalf("AdvanceNext = %v, %d; want 3s, 1 (the timer)", d, n)
 	}
-	if v := <-tm.C(); v.Sub(t0) != 5*time.Second {
+	if v := waiting(t, tm.C()); v.Sub(t0) != 5*time.Second {
 		t.Fatalf("timer delivered t0+%v, want t0+5s", v.Sub(t0))
 	}
 	if d, n := c.AdvanceNext(); d != 0 || n != 0 || c.Since(t0) != 5*time.Second {

@@ -78,7 +78,12 @@ func Example_backoffWithTraps() {
 		}
 		clk.AdvanceNext() // the backoff timer, or the deadline if it comes first
 	}
-	fmt.Println(<-result)
+	select {
+	case err := <-result:
+		fmt.Println(err)
+	case <-test.Done():
+		panic("Do did not return")
+	}
 	// Output:
 	// +0s     attempt 1 failed, backing off 480ms
 	// +480ms  attempt 2 failed, backing off 19ms

@@ -33,7 +33,12 @@ func ExampleClock_Trap() {
 		panic(err)
 	}
 	clk.Advance(time.Minute)
-	fmt.Println("woke at +" + (<-woke).Sub(start).String())
+	select {
+	case v := <-woke:
+		fmt.Println("woke at +" + v.Sub(start).String())
+	case <-ctx.Done():
+		panic("the timer did not fire")
+	}
 	// Output:
 	// caught NewTimer 1m0s
 	// woke at +1h1m0s

@@ -40,6 +40,18 @@ func recv(t *testing.T, ctx context.Context, ch <-chan time.Time) time.Time {
 	}
 }
 
+// await returns the next value from ch, failing the test at ctx's end.
+func await[T any](t *testing.T, ctx context.Context, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-ctx.Done():
+		t.Fatal("nothing received before the test's deadline")
+		panic("unreachable")
+	}
+}
+
 func none(t *testing.T, ch <-chan time.Time, what string) {
 	t.Helper()
 	select {
@@ -430,7 +442,7 @@ var rowTests = map[string]func(t *testing.T){
 			if err := call.Release(ctx); err != nil {
 				t.Fatal(err)
 			}
-			<-returned
+			await(t, ctx, returned)
 			trap.Close()
 		}
 	},
@@ -481,7 +493,7 @@ var rowTests = map[string]func(t *testing.T){
 			}
 		}
 		close(release)
-		<-advanced
+		await(t, ctx, advanced)
 	},
 	"trap-where": func(t *testing.T) {
 		ctx := testBound(t)
@@ -511,7 +523,7 @@ var rowTests = map[string]func(t *testing.T){
 			t.Fatal(err)
 		}
 		cancel()
-		if err := (<-w).Wait(); err != context.Canceled {
+		if err := await(t, ctx, w).Wait(); err != context.Canceled {
 			t.Fatalf("Wait = %v", err)
 		}
 		over, stop := context.WithCancel(ctx)

@@ -137,7 +137,7 @@ func TestZeroClockIsUsable(t *testing.T) {
 	if got := fmt.Sprint(l); got != "[a@1s b@2s]" {
 		t.Fatalf("fires %s, want [a@1s b@2s]", got)
 	}
-	if v := <-tm.C(); !v.Equal(epoch.Add(3 * time.Second)) {
+	if v := waiting(t, tm.C()); !v.Equal(epoch.Add(3 * time.Second)) {
 		t.Fatalf("timer delivered %v", v)
 	}
 	// Each method works as the first call on a zero Clock.
@@ -222,5 +222,32 @@ func eventually(t *testing.T, ctx context.Context, what string, cond func() bool
 		default:
 			time.Sleep(time.Microsecond)
 		}
+	}
+}
+
+// waiting returns the value waiting in ch, failing the test if there is
+// none: for a channel the clock has filled by the time the call that fills
+// it returns.
+func waiting[T any](t *testing.T, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	default:
+		t.Fatal("no value waiting in the channel")
+		panic("unreachable")
+	}
+}
+
+// within returns the next value from ch, failing the test at ctx's end
+// instead of hanging: for a value another goroutine sends.
+func within[T any](t *testing.T, ctx context.Context, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-ctx.Done():
+		t.Fatal("no value received before the test's deadline")
+		panic("unreachable")
 	}
 }

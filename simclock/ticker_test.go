@@ -19,12 +19,12 @@ func TestUnreadTickerIsO1PerAdvance(t *testing.T) {
 			t.Fatalf("Advance(1h) fired a 1 ns ticker %d times, want at most 3", n)
 		}
 	}
-	if v := <-tk.C(); v.Sub(t0) != time.Nanosecond {
+	if v := waiting(t, tk.C()); v.Sub(t0) != time.Nanosecond {
 		t.Fatalf("the tick waiting is t0+%v, want the first, t0+1ns", v.Sub(t0))
 	}
 	// Received: the next tick is the first after the end of the last advance.
 	c.Advance(time.Nanosecond)
-	if v := <-tk.C(); v.Sub(t0) != 3*time.Hour+time.Nanosecond {
+	if v := waiting(t, tk.C()); v.Sub(t0) != 3*time.Hour+time.Nanosecond {
 		t.Fatalf("tick t0+%v, want t0+3h0m0.000000001s", v.Sub(t0))
 	}
 	tk.Stop()
@@ -39,10 +39,10 @@ func TestUnreadTickerDeliversTheLastTick(t *testing.T) {
 	defer tk.Stop()
 	var got []time.Duration
 	c.AfterFunc(2500*time.Millisecond, func() {
-		got = append(got, (<-tk.C()).Sub(t0)) // the first tick, 1s
+		got = append(got, waiting(t, tk.C()).Sub(t0)) // the first tick, 1s
 	})
 	c.Advance(10 * time.Second)
-	if v := <-tk.C(); v.Sub(t0) != 10*time.Second {
+	if v := waiting(t, tk.C()); v.Sub(t0) != 10*time.Second {
 		t.Fatalf("after the drain at 2.5s the channel holds t0+%v, want the last tick, t0+10s", v.Sub(t0))
 	}
 	if len(got) != 1 || got[0] != time.Second {
@@ -51,7 +51,7 @@ func TestUnreadTickerDeliversTheLastTick(t *testing.T) {
 	// Stepping stops at every tick: nothing is skipped.
 	for i := 11; i <= 13; i++ {
 		c.Step()
-		if v := <-tk.C(); v.Sub(t0) != time.Duration(i)*time.Second {
+		if v := waiting(t, tk.C()); v.Sub(t0) != time.Duration(i)*time.Second {
 			t.Fatalf("Step delivered t0+%v, want t0+%ds", v.Sub(t0), i)
 		}
 	}

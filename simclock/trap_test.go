@@ -73,13 +73,13 @@ func TestTrapSleepAndNowSeeTheTimeOfRelease(t *testing.T) {
 		c.Sleep(time.Second)
 		saw <- c.Since(t0)
 	}()
-	if got := <-saw; got != 0 {
+	if got := within(t, ctx, saw); got != 0 {
 		t.Fatalf("Since = %v, want 0", got)
 	}
 	call := mustCall(t, ctx, nowTrap)
 	c.Advance(time.Minute)
 	mustRelease(t, ctx, call)
-	if got := <-saw; got != time.Minute {
+	if got := within(t, ctx, saw); got != time.Minute {
 		t.Fatalf("trapped Now read t0+%v, want the time at its release, t0+1m", got)
 	}
 	call = mustCall(t, ctx, sleepTrap)
@@ -157,10 +157,10 @@ func TestTwoTrapsBothRelease(t *testing.T) {
 	default:
 	}
 	mustRelease(t, ctx, cb)
-	if err := <-releasedA; err != nil {
+	if err := within(t, ctx, releasedA); err != nil {
 		t.Fatal(err)
 	}
-	<-returned
+	within(t, ctx, returned)
 }
 
 func TestTrapCloseReleasesHeldCalls(t *testing.T) {
@@ -269,7 +269,7 @@ func TestTrapWhere(t *testing.T) {
 		t.Fatalf("Waiters = %d, want 1: the 1s timer went through", c.Waiters())
 	}
 	mustRelease(t, ctx, call)
-	<-returned
+	within(t, ctx, returned)
 }
 
 // A call caught by two traps, released by one before the other has it, still
@@ -288,7 +288,7 @@ func TestTrapEarlyReleaseOfOneOfTwo(t *testing.T) {
 		default:
 		}
 		mustRelease(t, ctx, cb)
-		<-returned
+		within(t, ctx, returned)
 		a.Close()
 		b.Close()
 	}
