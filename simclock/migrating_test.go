@@ -368,7 +368,9 @@ var rowTests = map[string]func(t *testing.T){
 			return nil
 		})
 		c.Advance(time.Hour)
-		if err := w.Wait(); err != stop || n != 3 {
+		done := make(chan error, 1)
+		go func() { done <- w.Wait() }()
+		if err := await(t, testBound(t), done); err != stop || n != 3 {
 			t.Fatalf("Wait = %v after %d calls, want stop after 3", err, n)
 		}
 	},
