@@ -66,7 +66,9 @@
 //   - BlockUntilContext(ctx, n) or BlockUntilWaiters(ctx, n), when the code
 //     reacts by waiting on the clock again (a new timer, a Sleep, a deadline);
 //   - a trap (Trap) on the clock call the code makes next, which also holds
-//     the code there until the test releases it;
+//     the code there until the test releases it (when the call is made by a
+//     callback, advance with AdvanceAsync, whose Wait is quartz's awaitable
+//     advance);
 //   - inside a testing/synctest bubble (Go 1.25), synctest.Wait() after the
 //     advance: it returns once every goroutine of the bubble is blocked again,
 //     however it reacted (a counter, a log line, a send to another channel).
@@ -102,6 +104,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -196,6 +199,7 @@ type Clock struct {
 	blocked     []*blocked              // goroutines waiting for a waiter count
 	inCall      bool                    // a callback is running (on the driving goroutine)
 	running     *timer                  // its timer, while inCall
+	async       bool                    // the advance in progress runs on AdvanceAsync's goroutine
 	tickerFuncs map[*timer]func() error // running TickerFuncs: their f
 	traps       []*Trap                 // open traps, oldest first
 	ntraps      atomic.Int32            // len(traps), read without mu
@@ -537,12 +541,13 @@ func (c *Clock) advance(op string, target int64, d time.Duration, mode int) (n i
 	c.mu.Lock()
 	c.ready()
 	from := c.now
+	c.async = strings.HasSuffix(op, "Async")
 	locked := true
 	defer func() {
 		if !locked {
 			c.mu.Lock() // a callback panicked
 		}
-		c.inCall, c.running = false, nil
+		c.inCall, c.running, c.async = false, nil, false
 		c.mu.Unlock()
 		c.adv.Unlock()
 	}()

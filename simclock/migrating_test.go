@@ -548,6 +548,42 @@ var rowTests = map[string]func(t *testing.T){
 			t.Fatalf("after Advance: callback ran %v, ctx.Err %v, %d values waiting", ran, ctx.Err(), len(tm.C()))
 		}
 	},
+	"advance-async": func(t *testing.T) {
+		// A TickerFunc that reads the clock, with Now trapped: the test
+		// drives asynchronously and releases the callback's call.
+		ctx := testBound(t)
+		c := simclock.New(t1)
+		var seen []time.Duration
+		c.TickerFunc(context.Background(), time.Second, func() error {
+			seen = append(seen, c.Since(t1))
+			return nil
+		})
+		trap := c.Trap().Since()
+		defer trap.Close()
+		a := c.AdvanceAsync(2 * time.Second)
+		for range 2 {
+			call, err := trap.Wait(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := call.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := a.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if d, n := a.Result(); d != 2*time.Second || n != 2 || len(seen) != 2 || seen[1] != 2*time.Second {
+			t.Fatalf("Result %v, %d; callbacks saw %v", d, n, seen)
+		}
+		// The same with a synchronous Advance would deadlock: it panics.
+		defer func() {
+			if err, _ := recover().(error); !errors.Is(err, simclock.ErrTrappedCallback) {
+				t.Fatalf("panic %v, want ErrTrappedCallback", err)
+			}
+		}()
+		c.Advance(time.Second)
+	},
 	"reentrant-panics": func(t *testing.T) {
 		c := simclock.New(t1)
 		c.AfterFunc(time.Second, func() { c.Advance(time.Second) })

@@ -72,15 +72,10 @@ func insideCallback() bool {
 // it fires at (Now() inside it) and its function's name, as the runtime
 // knows it (a closure is named after the function it is in, with a suffix
 // such as .func1). A callback that blocks holds up the advance that runs it;
-// a test that does not trust its callbacks can advance on a goroutine of its
-// own and, if the advance has not returned in time, fail with what Running
-// names:
+// a test that does not trust its callbacks can advance asynchronously and,
+// if the advance has not returned in time, fail with what Running names:
 //
-//	advanced := make(chan struct{})
-//	go func() { clk.Advance(d); close(advanced) }()
-//	select {
-//	case <-advanced:
-//	case <-ctx.Done():
+//	if err := clk.AdvanceAsync(d).Wait(ctx); err != nil {
 //		at, fn, _ := clk.Running()
 //		t.Fatalf("Advance stuck in %s, the callback for %v", fn, at)
 //	}

@@ -60,9 +60,11 @@ func (tp Trapper) Where(match func(Call) bool) Trapper {
 // and its timer's Stop, a TickerFunc's own Stop) are not trapped.
 //
 // A trapped call blocks the goroutine that made it. If that is a callback, it
-// blocks the advance that runs it: drive the clock from a goroutine other
-// than the one that takes and releases the call (go clk.Advance(d)), or the
-// test deadlocks.
+// holds up the advance that runs it, so the test must not be waiting in that
+// advance: advance with AdvanceAsync or AdvanceNextAsync (quartz's awaitable
+// Advance and AdvanceNext), take and release the call, then Wait for the
+// advance. A callback's call that a trap would catch during any other
+// advance panics with ErrTrappedCallback instead of deadlocking.
 func (c *Clock) Trap() Trapper { return Trapper{c: c} }
 
 // Now traps calls of Now.
@@ -155,6 +157,11 @@ func (g *gate) release() {
 	}
 }
 
+// ErrTrappedCallback: a trap caught a call made by a callback of an advance
+// that does not run on AdvanceAsync's goroutine; the call panics with an
+// error wrapping it rather than deadlock.
+var ErrTrappedCallback = errors.New("simclock: trapped call in a callback of a synchronous advance")
+
 // ErrTrapClosed is what Trap.Wait returns once the trap is closed.
 var ErrTrapClosed = errors.New("simclock: trap closed")
 
@@ -180,7 +187,21 @@ func (c *Clock) trap(method string, d time.Duration, t time.Time) func() {
 			traps = append(traps, tr)
 		}
 	}
+	syncCallback := c.inCall && !c.async
 	c.mu.Unlock()
+	if syncCallback && len(traps) > 0 && insideCallback() {
+		// Were it caught, the call would hold up the advance that runs the
+		// callback until the test released it, and the test is (as far as
+		// the clock can tell) that advance's caller.
+		for _, tr := range traps {
+			if tr.match == nil || tr.match(Call{Method: method, Duration: d, Time: t}) {
+				panic(fmt.Errorf("%w: a trap caught %s called from a callback, which would hold up "+
+					"the advance that runs the callback until the test releases the call. Advance with "+
+					"AdvanceAsync or AdvanceNextAsync, take the call with Trap.Wait meanwhile, then Wait "+
+					"for the advance", ErrTrappedCallback, method))
+			}
+		}
+	}
 	var g *gate
 	for _, tr := range traps {
 		if tr.match != nil && !tr.match(Call{Method: method, Duration: d, Time: t}) {

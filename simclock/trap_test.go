@@ -3,6 +3,7 @@ package simclock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -188,8 +189,8 @@ func TestTrapCloseReleasesHeldCalls(t *testing.T) {
 	}
 }
 
-// A callback's call is trapped too; the test drives the clock from another
-// goroutine and releases the call from its own.
+// A callback's call is trapped too, in an advance started by AdvanceAsync:
+// the test takes and releases the call while the advance waits for it.
 func TestTrapInCallback(t *testing.T) {
 	ctx := bound(t)
 	c := New(t0)
@@ -197,16 +198,66 @@ func TestTrapInCallback(t *testing.T) {
 	defer trap.Close()
 	var seen time.Duration
 	c.AfterFunc(time.Second, func() { seen = c.Now().Sub(t0) })
-	advanced := make(chan struct{})
-	go func() { c.Advance(time.Minute); close(advanced) }()
+	adv := c.AdvanceAsync(time.Minute)
 	mustRelease(t, ctx, mustCall(t, ctx, trap))
-	select {
-	case <-advanced:
-	case <-ctx.Done():
-		t.Fatal("Advance did not return")
+	if err := adv.Wait(ctx); err != nil {
+		t.Fatal(err)
 	}
-	if seen != time.Second {
-		t.Fatalf("callback saw t0+%v, want t0+1s", seen)
+	if d, n := adv.Result(); seen != time.Second || d != time.Minute || n != 1 {
+		t.Fatalf("callback saw t0+%v, advance moved %v firing %d; want t0+1s, 1m, 1", seen, d, n)
+	}
+	// AdvanceNextAsync, the same way.
+	c.AfterFunc(time.Second, func() { seen = c.Now().Sub(t0) })
+	adv = c.AdvanceNextAsync()
+	mustRelease(t, ctx, mustCall(t, ctx, trap))
+	if err := adv.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d, n := adv.Result(); seen != time.Minute+time.Second || d != time.Second || n != 1 {
+		t.Fatalf("callback saw t0+%v, advance moved %v firing %d; want t0+1m1s, 1s, 1", seen, d, n)
+	}
+}
+
+// In a synchronous advance, a callback's call that a trap would catch
+// panics instead of deadlocking (the test is in that advance, so it cannot
+// release the call); a call the trap's match rejects goes through.
+func TestTrappedCallbackInSyncAdvancePanics(t *testing.T) {
+	ctx := bound(t)
+	c := New(t0)
+	trap := c.Trap().Where(func(call Call) bool { return call.Duration == time.Hour }).AfterFunc()
+	defer trap.Close()
+	c.AfterFunc(time.Second, func() { c.AfterFunc(time.Minute, func() {}) }) // not matched
+	c.AfterFunc(2*time.Second, func() { c.AfterFunc(time.Hour, func() {}) })
+	r := panicOf(t, ctx, func() { c.Advance(time.Minute) })
+	err, _ := r.(error)
+	if !errors.Is(err, ErrTrappedCallback) || !contains(err.Error(), "AdvanceAsync") {
+		t.Fatalf("panic %v; want ErrTrappedCallback naming AdvanceAsync", r)
+	}
+	if got := c.Since(t0); got != 2*time.Second {
+		t.Fatalf("Now = t0+%v after the panic, want the callback's t0+2s", got)
+	}
+	// The panic reaches Wait's caller when the advance is asynchronous.
+	c.AfterFunc(time.Second, func() { panic(errors.New("boom")) })
+	adv := c.AdvanceAsync(time.Minute)
+	if r := panicOf(t, ctx, func() { _ = adv.Wait(ctx) }); r == nil || fmt.Sprint(r) != "boom" {
+		t.Fatalf("Wait panicked with %v, want boom", r)
+	}
+	// And Wait with a done context reports it.
+	c.AfterFunc(time.Second, func() { c.Now() })
+	nowTrap := c.Trap().Now()
+	defer nowTrap.Close()
+	adv = c.AdvanceAsync(time.Minute)
+	over, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := adv.Wait(over); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait with a done context while the call is held = %v", err)
+	}
+	if d, n := adv.Result(); d != 0 || n != 0 {
+		t.Fatalf("Result before the end = %v, %d", d, n)
+	}
+	mustRelease(t, ctx, mustCall(t, ctx, nowTrap))
+	if err := adv.Wait(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
 
