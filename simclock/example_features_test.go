@@ -108,3 +108,37 @@ func ExampleClock_zero() {
 	// Output:
 	// 1970-01-01 01:00:00 +0000 UTC
 }
+
+// When a callback's clock call is trapped, the test advances asynchronously:
+// it takes and releases the call while the advance waits for it, then waits
+// for the advance, as with quartz's Advance(d).MustWait(ctx).
+func ExampleClock_AdvanceAsync() {
+	clk := simclock.New(start)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // real time: a safety net
+	defer cancel()
+	clk.TickerFunc(ctx, time.Second, func() error {
+		fmt.Println("tick at +" + clk.Since(start).String())
+		return nil
+	})
+	trap := clk.Trap().Since()
+	defer trap.Close()
+
+	adv := clk.AdvanceAsync(time.Second)
+	call, err := trap.Wait(ctx) // the tick's callback is inside Since
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("held the callback at", call.Method)
+	if err := call.Release(ctx); err != nil {
+		panic(err)
+	}
+	if err := adv.Wait(ctx); err != nil {
+		panic(err)
+	}
+	d, n := adv.Result()
+	fmt.Printf("advanced %v, %d fired\n", d, n)
+	// Output:
+	// held the callback at Since
+	// tick at +1s
+	// advanced 1s, 1 fired
+}
