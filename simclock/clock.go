@@ -2,9 +2,14 @@
 // discrete-event simulations, built on a timing wheel.
 //
 // A *Clock has the shape of package time (Now, Sleep, After, NewTimer,
-// AfterFunc, NewTicker, Tick), but its time moves only when a goroutine drives
-// it with Advance, AdvanceTo, Step, RunUntil or Run. Code under test takes
-// Interface, which both *Clock and Real() satisfy.
+// AfterFunc, NewTicker, Tick) plus TickerFunc, but its time moves only when
+// a goroutine drives it with Advance, AdvanceTo, AdvanceNext, Step, RunUntil
+// or Run. Code under test takes Interface, which both *Clock and Real()
+// satisfy, as an argument or from its context (NewContext, FromContext). A
+// test waits for the code to wait on the clock (BlockUntil and its variants),
+// or holds it at a clock call until it releases it (Trap). The zero Clock is
+// usable. docs/migrating.md maps clockwork, benbjohnson/clock, quartz and
+// k8s.io/utils/clock/testing to simclock, method by method.
 //
 // # Firing
 //
@@ -17,9 +22,12 @@
 // may create, stop and reset timers, including ones due before the target of
 // the current advance: they fire in this same advance, in their place.
 //
-// A callback must not drive the clock itself (Advance and the rest wait for
-// the advance in progress, which waits for the callback), nor block waiting for
-// another goroutine that does. If a callback panics, the panic reaches the
+// A callback must not drive its own clock (Advance and the rest would wait
+// for the advance in progress, which waits for the callback) or Sleep on it:
+// those calls panic with ErrReentrant. Nor may it block waiting for another
+// goroutine that drives the clock, which the clock cannot detect (Running
+// names the callback an advance is stuck in). If a callback panics, the
+// panic reaches the
 // caller of the driving method; the clock stays at that callback's time and is
 // usable: the timers due at that instant that have not fired yet fire first at
 // the next call that drives the clock.
@@ -35,9 +43,41 @@
 //
 // A ticker's channel holds one tick, as package time's does: when an advance
 // passes several ticks while nobody receives, the first waits in the channel
-// and the others are dropped. The ticker still fires floor(elapsed/period)
-// times; a receiver that wants every tick advances one period at a time, or
-// uses AfterFunc instead.
+// and the others are dropped. So that a ticker nobody reads costs O(1) per
+// advance, not one fire per period (a 1 ns ticker and Advance(time.Hour)
+// would be 3.6e12 fires): when a tick finds the channel full, the ticker
+// skips to the last tick at or before the advance's target, which it delivers
+// if the channel has room by then. It fires at most three times per advance.
+// A receiver that drains the channel in the middle of an advance (a
+// callback, or a goroutine racing the advance) therefore gets that last tick
+// next, not the one after its receive. A receiver that wants every tick
+// advances one period at a time or uses Step (which stops at every tick);
+// code that needs a call per tick uses TickerFunc, which calls f for every
+// period passed, at a cost of one call each.
+//
+// # Waiting for what an advance set in motion
+//
+// Callbacks (AfterFunc, TickerFunc, context deadlines) have run when the
+// advance returns. A goroutine woken by a channel (a timer, a ticker, Sleep)
+// runs after the advance has returned, and the clock cannot see what it does
+// next unless it calls the clock. A test waits for it deterministically, with
+// no real-time sleep, in one of three ways:
+//
+//   - BlockUntilContext(ctx, n) or BlockUntilWaiters(ctx, n), when the code
+//     reacts by waiting on the clock again (a new timer, a Sleep, a deadline);
+//   - a trap (Trap) on the clock call the code makes next, which also holds
+//     the code there until the test releases it (when the call is made by a
+//     callback, advance with AdvanceAsync, whose Wait is quartz's awaitable
+//     advance);
+//   - inside a testing/synctest bubble (Go 1.25), synctest.Wait() after the
+//     advance: it returns once every goroutine of the bubble is blocked again,
+//     however it reacted (a counter, a log line, a send to another channel).
+//     simclock works inside a bubble: its waits are channel operations.
+//
+// Outside a bubble, a reaction that never touches the clock (a goroutine
+// that counts ticks into a variable) can only be awaited by the code under
+// test telling the test (a channel of its own); there is no way for the clock
+// to know that a goroutine has finished reacting.
 //
 // # The wheel
 //
@@ -64,7 +104,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gotimingwheel/timingwheel/config"
@@ -123,6 +165,11 @@ func WithOverflow() Option {
 }
 
 // Clock is a simulated clock. Its methods are safe for concurrent use.
+//
+// The zero Clock is ready to use: it reads 1970-01-01 00:00:00 UTC (the Unix
+// epoch, time.Unix(0, 0).UTC()) and has the default options, as if made by
+// New(time.Unix(0, 0).UTC()). Unlike time.Time{}, that start is not taken for
+// an unset time by IsZero. A Clock must not be copied after first use.
 type Clock struct {
 	// The wheel's own clock (wnow) may run ahead of the simulated one (now):
 	// an advance takes the alarms due up to its target from the wheel, a
@@ -132,25 +179,31 @@ type Clock struct {
 	// it; it waits in the early heap. So every pending timer is in exactly
 	// one place: the wheel (at > wnow), the batch or the early heap
 	// (at <= wnow), or parked (beyond the reach).
-	adv       sync.Mutex                 // held by the goroutine that drives the clock
-	mu        sync.Mutex                 // guards everything below
-	w         *timingwheel.Wheel[uint32] // values index slots
-	slots     []*timer                   // the timers in the wheel
-	free      []uint32                   // free indices of slots
-	origin    time.Time
-	now       int64   // ns after origin
-	wnow      int64   // the wheel's clock, >= now
-	batch     []entry // taken from the wheel, in (at, scheduling) order
-	bpos      int
-	early     earlyHeap // scheduled at or before wnow, by (at, ord)
-	ord       uint64    // scheduling counter for the early heap
-	earlyKept int       // live entries at the last compaction
-	sorted    bool      // 1 ns precision: the wheel fires in time order
-	chunk     int       // defaultChunk; tests make it small
-	waiters   int
-	waitCh    chan struct{} // closed when waiters changes
-	collect   func(timingwheel.Fired[uint32])
-	trace     func(*timer) // tests: called at each fire, under mu
+	adv         sync.Mutex                 // held by the goroutine that drives the clock
+	mu          sync.Mutex                 // guards everything below
+	w           *timingwheel.Wheel[uint32] // values index slots
+	slots       []*timer                   // the timers in the wheel
+	free        []uint32                   // free indices of slots
+	origin      time.Time
+	now         int64   // ns after origin
+	wnow        int64   // the wheel's clock, >= now
+	batch       []entry // taken from the wheel, in (at, scheduling) order
+	bpos        int
+	early       earlyHeap // scheduled at or before wnow, by (at, ord)
+	ord         uint64    // scheduling counter for the early heap
+	earlyKept   int       // live entries at the last compaction
+	sorted      bool      // 1 ns precision: the wheel fires in time order
+	chunk       int       // defaultChunk; tests make it small
+	waiters     int
+	blocked     []*blocked              // goroutines waiting for a waiter count
+	inCall      bool                    // a callback is running (on the driving goroutine)
+	running     *timer                  // its timer, while inCall
+	async       bool                    // the advance in progress runs on AdvanceAsync's goroutine
+	tickerFuncs map[*timer]func() error // running TickerFuncs: their f
+	traps       []*Trap                 // open traps, oldest first
+	ntraps      atomic.Int32            // len(traps), read without mu
+	collect     func(timingwheel.Fired[uint32])
+	trace       func(*timer) // tests: called at each fire, under mu
 }
 
 // entry is a due timer in the batch or the early heap; it fires only if the
@@ -238,6 +291,16 @@ func New(start time.Time, opts ...Option) *Clock {
 	for _, f := range opts {
 		f(&o)
 	}
+	c := &Clock{}
+	c.init(start, o)
+	return c
+}
+
+// zeroStart is where the zero Clock starts.
+var zeroStart = time.Unix(0, 0).UTC()
+
+// init sets up the wheel; c.mu is held, or c is not shared yet.
+func (c *Clock) init(start time.Time, o options) {
 	cfg, err := config.New(o.precision, o.cfgOpts...)
 	if err != nil {
 		panic(fmt.Errorf("%w: %w", ErrInvalidOption, err))
@@ -246,26 +309,50 @@ func New(start time.Time, opts ...Option) *Clock {
 	if err != nil {
 		panic(fmt.Errorf("%w: %w", ErrInvalidOption, err)) // unreachable: cfg is valid
 	}
-	c := &Clock{w: w, origin: start.Round(0), sorted: cfg.Precision() == 0, chunk: defaultChunk}
+	c.w, c.origin, c.sorted, c.chunk = w, start.Round(0), cfg.Precision() == 0, defaultChunk
 	c.collect = c.collectAlarm
-	return c
+}
+
+// ready makes the zero Clock usable on its first use; c.mu is held.
+func (c *Clock) ready() {
+	if c.w == nil {
+		c.init(zeroStart, options{precision: config.OneNanosecond})
+	}
 }
 
 // Now returns the simulated time. Inside a callback it is the callback's own
 // scheduled time.
 func (c *Clock) Now() time.Time {
+	if c.ntraps.Load() > 0 {
+		defer c.trap(methodNow, 0, time.Time{})()
+	}
+	return c.current()
+}
+
+func (c *Clock) current() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ready()
 	return c.timeOf(c.now)
 }
 
 func (c *Clock) timeOf(off int64) time.Time { return c.origin.Add(time.Duration(off)) }
 
 // Since returns Now().Sub(t).
-func (c *Clock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+func (c *Clock) Since(t time.Time) time.Duration {
+	if c.ntraps.Load() > 0 {
+		defer c.trap(methodSince, 0, t)()
+	}
+	return c.current().Sub(t)
+}
 
 // Until returns t.Sub(Now()).
-func (c *Clock) Until(t time.Time) time.Duration { return t.Sub(c.Now()) }
+func (c *Clock) Until(t time.Time) time.Duration {
+	if c.ntraps.Load() > 0 {
+		defer c.trap(methodUntil, 0, t)()
+	}
+	return t.Sub(c.current())
+}
 
 // offsetOf returns the offset of t from the start, clamped to
 // [0, maxOffset+1]; maxOffset+1 stands for "beyond the reach".
@@ -297,7 +384,7 @@ func (c *Clock) after(d time.Duration) int64 {
 // With several goroutines advancing at once, each advance is measured from
 // the time at which it starts, after the one in progress.
 func (c *Clock) Advance(d time.Duration) {
-	c.advance(0, d, modeRelative)
+	c.advance("Advance", 0, d, modeRelative)
 }
 
 // AdvanceTo moves the clock to t, firing every timer due at or before t in
@@ -307,17 +394,24 @@ func (c *Clock) Advance(d time.Duration) {
 // d <= 0) and leaves the clock where it is. It panics with ErrOutOfRange when t is
 // past the clock's reach.
 func (c *Clock) AdvanceTo(t time.Time) {
-	c.RunUntil(t)
+	c.runUntil("AdvanceTo", t)
 }
 
 // RunUntil is AdvanceTo and returns how many timers fired (callbacks run,
 // values sent, Sleeps ended).
 func (c *Clock) RunUntil(t time.Time) int {
-	off := c.offsetOf(t)
+	return c.runUntil("RunUntil", t)
+}
+
+func (c *Clock) runUntil(op string, t time.Time) int {
+	c.mu.Lock()
+	c.ready()
+	c.mu.Unlock()
+	off := c.offsetOf(t) // origin never changes once set
 	if off > maxOffset {
 		panic(fmt.Errorf("%w: %v is past %v", ErrOutOfRange, t, c.timeOf(maxOffset)))
 	}
-	n, _ := c.advance(off, 0, modeAbsolute)
+	n, _ := c.advance(op, off, 0, modeAbsolute)
 	return n
 }
 
@@ -326,8 +420,19 @@ func (c *Clock) RunUntil(t time.Time) int {
 // same instant. It returns false, and does nothing, when no timer is pending:
 // the discrete-event loop is `for c.Step() {}`.
 func (c *Clock) Step() bool {
-	_, ok := c.advance(0, 0, modeStep)
-	return ok
+	_, moved := c.advance("Step", 0, 0, modeStep)
+	return moved >= 0
+}
+
+// AdvanceNext advances the clock to the next instant at which a timer is due,
+// fires every timer due then (as Step does), and reports how far the clock
+// moved and how many timers fired (callbacks run, values sent, Sleeps ended).
+// With nothing pending it does nothing and returns 0, 0. It is quartz's
+// AdvanceNext, with nothing left to wait for once it returns: the callbacks
+// have run on the calling goroutine.
+func (c *Clock) AdvanceNext() (time.Duration, int) {
+	n, moved := c.advance("AdvanceNext", 0, 0, modeStep)
+	return time.Duration(max(moved, 0)), n
 }
 
 // Run steps the clock until no timer is pending (it returns nil) or ctx ends
@@ -348,6 +453,7 @@ func (c *Clock) Run(ctx context.Context) error {
 func (c *Clock) Next() (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ready()
 	off, ok := c.nextLocked()
 	if !ok {
 		return time.Time{}, false
@@ -424,16 +530,24 @@ const (
 )
 
 // advance fires, in order, every timer due at or before its target and
-// leaves the clock there. It returns how many timers fired, and in modeStep
-// whether anything was pending.
-func (c *Clock) advance(target int64, d time.Duration, mode int) (n int, ok bool) {
-	c.adv.Lock()
+// leaves the clock there. It returns how many timers fired and how far the
+// clock moved; in modeStep, with nothing pending, it returns 0, -1.
+func (c *Clock) advance(op string, target int64, d time.Duration, mode int) (n int, moved int64) {
+	if !c.adv.TryLock() {
+		c.checkReentry(op)
+		c.adv.Lock()
+	}
 	c.mu.Lock()
+	c.ready()
+	from := c.now
+	c.async = strings.HasSuffix(op, "Async")
 	locked := true
 	defer func() {
-		if locked {
-			c.mu.Unlock()
+		if !locked {
+			c.mu.Lock() // a callback panicked
 		}
+		c.inCall, c.running, c.async = false, nil, false
+		c.mu.Unlock()
 		c.adv.Unlock()
 	}()
 	switch mode {
@@ -442,8 +556,9 @@ func (c *Clock) advance(target int64, d time.Duration, mode int) (n int, ok bool
 		// Advance(d <= 0) does; the clock never goes back.
 		target = max(target, c.now)
 	case modeStep:
+		var ok bool
 		if target, ok = c.nextLocked(); !ok {
-			return 0, false
+			return 0, -1
 		}
 	case modeRelative:
 		if target = c.after(d); target > maxOffset {
@@ -461,21 +576,24 @@ func (c *Clock) advance(target int64, d time.Duration, mode int) (n int, ok bool
 			continue
 		}
 		c.now = e.at
-		fired, f := c.fire(e)
+		fired, f := c.fire(e, target)
 		if !fired {
 			continue
 		}
 		n++
 		if f != nil {
+			c.inCall, c.running = true, e.t
 			c.mu.Unlock()
 			locked = false
-			f() // a panic leaves the rest for the next call
+			runCallback(f) // a panic leaves the rest for the next call
 			c.mu.Lock()
 			locked = true
+			c.inCall, c.running = false, nil
 		}
 	}
+	moved = max(target, from) - from
 	c.now = max(c.now, target)
-	return n, true
+	return n, moved
 }
 
 // defaultChunk is how many alarms an advance takes from the wheel at a time,
@@ -548,10 +666,11 @@ func (c *Clock) collectAlarm(f timingwheel.Fired[uint32]) {
 	c.batch = append(c.batch, entry{t: t, seq: t.seq, at: t.at})
 }
 
-// fire fires a batch entry under mu: it sends a channel timer's value, re-arms
-// a ticker, or returns an AfterFunc callback for the caller to run unlocked.
+// fire fires a batch entry under mu, in an advance to target: it sends a
+// channel timer's value, re-arms a ticker, or returns an AfterFunc or
+// TickerFunc callback for the caller to run unlocked.
 // It reports false for a stale entry.
-func (c *Clock) fire(e entry) (bool, func()) {
+func (c *Clock) fire(e entry, target int64) (bool, func()) {
 	t := e.t
 	if !e.live() {
 		return false, nil
@@ -562,13 +681,24 @@ func (c *Clock) fire(e entry) (bool, func()) {
 	switch {
 	case t.period > 0:
 		t.state = stateIdle // re-armed at once, still a waiter
-		t.send(c.timeOf(c.now))
-		if err := c.arm(t, c.after(t.period)); err != nil {
+		next := c.after(t.period)
+		if t.ch != nil && !t.send(c.timeOf(c.now)) {
+			// Nobody has received the last tick, so the ticks until the
+			// advance's target would be dropped too, unless someone
+			// receives meanwhile: skip to the last of them, which is
+			// delivered if the channel has room by then. So an unread
+			// ticker costs O(1) per advance, not one fire per period.
+			if k := (target - c.now) / int64(t.period); k > 1 {
+				next = c.now + k*int64(t.period)
+			}
+		}
+		if err := c.arm(t, next); err != nil {
 			if t.waiter {
 				c.addWaiters(-1)
 			}
 			panic(err)
 		}
+		return true, t.f // a TickerFunc's callback, re-armed before it runs
 	case t.ch != nil:
 		c.setIdle(t)
 		t.send(c.timeOf(c.now))
@@ -581,12 +711,31 @@ func (c *Clock) fire(e entry) (bool, func()) {
 
 // Waiters returns how many things a goroutine may be waiting on: Sleep calls
 // in progress, plus scheduled After and NewTimer timers, plus tickers not
-// stopped. It does not know whether any goroutine is actually blocked on
-// them.
+// stopped, plus the deadlines of contexts made by WithTimeout and WithDeadline
+// on this clock that have neither passed nor been cancelled. It does not know
+// whether any goroutine is actually blocked on them.
 func (c *Clock) Waiters() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.waiters
+}
+
+// BlockUntil waits until Waiters() is exactly n, as clockwork's BlockUntil
+// does. It has no way out but that: a test that may get the count wrong uses
+// BlockUntilContext, so that it fails at its context's end rather than at go
+// test's -timeout.
+func (c *Clock) BlockUntil(n int) {
+	_ = c.waitWaiters(context.Background(), func(w int) bool { return w == n })
+}
+
+// BlockUntilContext waits until Waiters() is exactly n, or ctx ends, when it
+// returns ctx.Err() (clockwork's BlockUntilContext). While it waits, every
+// value the count takes is checked, even one that lasts an instant; but a
+// count that was n and moved on before the wait began is not seen until it
+// comes back to n. When the code under test only adds waiters,
+// BlockUntilWaiters (at least n) is the safer wait.
+func (c *Clock) BlockUntilContext(ctx context.Context, n int) error {
+	return c.waitWaiters(ctx, func(w int) bool { return w == n })
 }
 
 // BlockUntilWaiters waits until Waiters() is at least n, or ctx ends, when it
@@ -594,38 +743,63 @@ func (c *Clock) Waiters() int {
 // to sleep before it advances the clock.
 //
 // It counts what the clock can see, not goroutines: a Sleep in progress, a
-// scheduled After or NewTimer timer, and a running ticker each count one,
-// whether or not any goroutine is blocked receiving from its channel (a timer
-// counts from when it is scheduled until it fires or is stopped, received
-// from or not; two goroutines receiving from one timer count one; AfterFunc
-// timers never count). So it returns once the
-// timers are in place, possibly a moment before the goroutine that made them
-// reaches its receive; that is enough for Advance, since a value sent
-// meanwhile waits in the channel.
+// scheduled After or NewTimer timer, a running ticker, and a pending
+// WithTimeout or WithDeadline deadline each count one, whether or not any
+// goroutine is blocked receiving from its channel (a timer counts from when
+// it is scheduled until it fires or is stopped, received from or not; two
+// goroutines receiving from one timer count one; AfterFunc timers and
+// TickerFunc never count). So it returns once the timers are in place,
+// possibly a moment before the goroutine that made them reaches its receive;
+// that is enough for Advance, since a value sent meanwhile waits in the
+// channel.
 func (c *Clock) BlockUntilWaiters(ctx context.Context, n int) error {
-	for {
-		c.mu.Lock()
-		if c.waiters >= n {
-			c.mu.Unlock()
-			return nil
-		}
-		if c.waitCh == nil {
-			c.waitCh = make(chan struct{})
-		}
-		ch := c.waitCh
+	return c.waitWaiters(ctx, func(w int) bool { return w >= n })
+}
+
+// waitWaiters waits until ok(waiters) or ctx ends. The count is checked
+// under mu at every change, so a wait sees every value the count takes, even
+// one it holds only for an instant.
+func (c *Clock) waitWaiters(ctx context.Context, ok func(int) bool) error {
+	c.mu.Lock()
+	if ok(c.waiters) {
 		c.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+		return nil
 	}
+	b := &blocked{ok: ok, done: make(chan struct{})}
+	c.blocked = append(c.blocked, b)
+	c.mu.Unlock()
+	select {
+	case <-b.done:
+		return nil
+	case <-ctx.Done():
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		select {
+		case <-b.done: // met meanwhile
+			return nil
+		default:
+		}
+		c.blocked = slices.DeleteFunc(c.blocked, func(x *blocked) bool { return x == b })
+		return ctx.Err()
+	}
+}
+
+// blocked is a goroutine in waitWaiters.
+type blocked struct {
+	ok   func(int) bool
+	done chan struct{}
 }
 
 func (c *Clock) addWaiters(delta int) {
 	c.waiters += delta
-	if c.waitCh != nil {
-		close(c.waitCh)
-		c.waitCh = nil
+	if len(c.blocked) == 0 {
+		return
 	}
+	c.blocked = slices.DeleteFunc(c.blocked, func(b *blocked) bool {
+		if b.ok(c.waiters) {
+			close(b.done)
+			return true
+		}
+		return false
+	})
 }

@@ -8,6 +8,9 @@ import (
 
 // WithTimeout returns WithDeadline(parent, clock, clock.Now().Add(d)).
 func WithTimeout(parent context.Context, clock Interface, d time.Duration) (context.Context, context.CancelFunc) {
+	if c, ok := clock.(*Clock); ok {
+		return WithDeadline(parent, clock, c.current().Add(d)) // not a call to trap
+	}
 	return WithDeadline(parent, clock, clock.Now().Add(d))
 }
 
@@ -20,6 +23,9 @@ func WithTimeout(parent context.Context, clock Interface, d time.Duration) (cont
 // timers), ctx.Err() and context.Cause(ctx) are context.DeadlineExceeded, and
 // so are those of contexts derived from ctx. Deadline() reports d. Calling
 // cancel releases the clock's timer; call it as soon as the work is done.
+// Until then, or until d passes, the deadline counts in the clock's Waiters,
+// so that a test can wait (BlockUntilWaiters) for the code under test to have
+// set its deadline before it advances the clock.
 //
 // As with package context: if parent's deadline is before d, the result
 // is context.WithCancel(parent) (it ends with parent, and Deadline() reports
@@ -58,11 +64,15 @@ func WithDeadline(parent context.Context, clock Interface, d time.Time) (context
 	s := &deadlineCtx{parent: parent, deadline: d, done: make(chan struct{})}
 	if err := parent.Err(); err != nil {
 		s.finish(err)
-	} else if dur := clock.Until(d); dur <= 0 {
+	} else if dur := until(clock, d); dur <= 0 {
 		s.finish(context.DeadlineExceeded)
 	} else {
 		s.mu.Lock()
-		s.timer = clock.AfterFunc(dur, s.expire)
+		if c, ok := clock.(*Clock); ok {
+			s.timer = c.deadlineTimer(dur, s.expire) // counts in Waiters
+		} else {
+			s.timer = clock.AfterFunc(dur, s.expire)
+		}
 		s.stopParent = context.AfterFunc(parent, s.poll)
 		s.mu.Unlock()
 	}
@@ -71,6 +81,15 @@ func WithDeadline(parent context.Context, clock Interface, d time.Time) (context
 		cancel()
 		s.release()
 	}
+}
+
+// until is clock.Until(d), without going through a trap of a *Clock: the
+// traps catch the calls of the code under test, not the clock's own.
+func until(clock Interface, d time.Time) time.Duration {
+	if c, ok := clock.(*Clock); ok {
+		return d.Sub(c.current())
+	}
+	return clock.Until(d)
 }
 
 // simCtx is the context WithDeadline hands out: a cancel context below s
@@ -181,10 +200,30 @@ func (s *deadlineCtx) release() {
 	s.mu.Lock()
 	t, stop := s.timer, s.stopParent
 	s.mu.Unlock()
-	if t != nil {
+	if st, ok := t.(*timer); ok {
+		st.stop() // not a call to trap
+	} else if t != nil {
 		t.Stop()
 	}
 	if stop != nil {
 		stop()
 	}
+}
+
+// clockKey is the context key of NewContext.
+type clockKey struct{}
+
+// NewContext returns a copy of parent that carries clk, for code that finds
+// its clock with FromContext (clockwork's AddToContext).
+func NewContext(parent context.Context, clk Interface) context.Context {
+	return context.WithValue(parent, clockKey{}, clk)
+}
+
+// FromContext returns the clock that NewContext put in ctx, or Real() if
+// there is none (clockwork's FromContext).
+func FromContext(ctx context.Context) Interface {
+	if clk, ok := ctx.Value(clockKey{}).(Interface); ok && clk != nil {
+		return clk
+	}
+	return Real()
 }

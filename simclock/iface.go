@@ -1,6 +1,9 @@
 package simclock
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Interface is what code under test takes instead of calling package time:
 // both *Clock (simulated) and Real() (package time) satisfy it. (It cannot
@@ -16,6 +19,12 @@ type Interface interface {
 	NewTimer(d time.Duration) Timer
 	AfterFunc(d time.Duration, f func()) Timer
 	NewTicker(d time.Duration) Ticker
+	// TickerFunc calls f every d until f returns an error or ctx is done;
+	// the Waiter's Wait returns that error or ctx.Err(). With Real(), f
+	// runs on a goroutine of its own and a slow f makes ticks drop, as
+	// time.Ticker's do; with a *Clock, on the driving goroutine, once per
+	// period passed.
+	TickerFunc(ctx context.Context, d time.Duration, f func() error) Waiter
 }
 
 // Timer is a time.Timer behind an interface: the field C becomes the method

@@ -1,6 +1,8 @@
 package simclock
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -21,9 +23,10 @@ const (
 	kFunc kind = iota
 	kChan
 	kTick
+	kTickFunc // TickerFunc: a callback every period until its limit-th call
 )
 
-func (k kind) String() string { return [...]string{"func", "chan", "tick"}[k] }
+func (k kind) String() string { return [...]string{"func", "chan", "tick", "tickfunc"}[k] }
 
 // action is one thing a func timer's callback does to the clock when it
 // fires. Targets may be tickers, and the callback's own timer; d may be zero
@@ -48,6 +51,7 @@ type mTimer struct {
 	buf    *int64 // the value waiting in the channel
 	acts   []action
 	fires  int
+	limit  int // kTickFunc: f returns an error on this call
 }
 
 type fire struct {
@@ -114,12 +118,28 @@ func (m *model) advance(target int64) {
 			t.active = false
 			at := m.now
 			t.buf = &at
+		case kTickFunc:
+			// Re-armed before f runs; f acts, then on its limit-th call
+			// returns an error, which stops the ticker.
+			m.schedule(t, t.period)
+			if t.fires++; t.fires <= actingFires {
+				for _, a := range t.acts {
+					m.do(a)
+				}
+			}
+			if t.fires == t.limit {
+				t.active = false
+			}
 		case kTick:
+			next := t.period
 			if t.buf == nil {
 				at := m.now
 				t.buf = &at
+			} else if k := (target - m.now) / t.period; k > 1 {
+				// Unread: skip to the last tick at or before target.
+				next = k * t.period
 			}
-			m.schedule(t, t.period)
+			m.schedule(t, next)
 		}
 	}
 	m.now = max(m.now, target)
@@ -172,7 +192,7 @@ func (m *model) reset(id int, d int64) bool {
 func (m *model) waiters() int {
 	n := 0
 	for _, t := range m.timers {
-		if t.active && t.kind != kFunc {
+		if t.active && t.kind != kFunc && t.kind != kTickFunc {
 			n++
 		}
 	}
@@ -181,12 +201,13 @@ func (m *model) waiters() int {
 
 // real is the clock under test with its timers in the model's id order.
 type real struct {
-	c      *Clock
-	ids    map[*timer]int
-	timers []any // Timer or Ticker
-	trace  []fire
-	rets   []bool
-	fatalf func(format string, args ...any)
+	c       *Clock
+	unnamed *timer // the last timer traced that ids did not know
+	ids     map[*timer]int
+	timers  []any // Timer or Ticker
+	trace   []fire
+	rets    []bool
+	fatalf  func(format string, args ...any)
 }
 
 func (r *real) add(x any, t *timer) {
@@ -213,6 +234,38 @@ func (r *real) do(a action) {
 	case 3:
 		r.newFunc(a.d, a.sub)
 	}
+}
+
+// tickFunc stands for a TickerFunc in real.timers: it has no Stop or Reset.
+type tickFunc struct{}
+
+// newTickFunc makes a TickerFunc whose f checks Now, does acts on its first
+// actingFires calls, and returns an error on its limit-th.
+func (r *real) newTickFunc(p time.Duration, limit int, acts []action) {
+	id := len(r.timers)
+	r.timers = append(r.timers, tickFunc{})
+	var self *timer
+	fires := 0
+	r.c.TickerFunc(context.Background(), p, func() error {
+		last := &r.trace[len(r.trace)-1]
+		if self == nil { // its first fire: name its timer in the trace
+			self = r.unnamed
+			r.ids[self] = id
+			last.id = id
+		}
+		if got := int64(r.c.Now().Sub(t0)); got != last.at {
+			r.fatalf("ticker func %d sees Now = t0+%d, want its time t0+%d", id, got, last.at)
+		}
+		if fires++; fires <= actingFires {
+			for _, a := range acts {
+				r.do(a)
+			}
+		}
+		if fires == limit {
+			return errors.New("limit")
+		}
+		return nil
+	})
 }
 
 // newFunc makes a func timer whose callback checks Now and does acts on its
@@ -262,7 +315,10 @@ func TestModel(t *testing.T) {
 		m := &model{}
 		c.trace = func(tm *timer) {
 			id, ok := r.ids[tm]
-			if !ok {
+			switch {
+			case !ok && tm.period > 0 && tm.ch == nil:
+				id, r.unnamed = -1, tm // a TickerFunc: its f names it
+			case !ok:
 				id = len(r.timers) // NewTimer(d <= 0) fires before it returns
 			}
 			r.trace = append(r.trace, fire{id, c.now})
@@ -289,6 +345,9 @@ func TestModel(t *testing.T) {
 					a.op = 0
 				case a.op > 0:
 					a.target = rapid.IntRange(0, n-1).Draw(t, "target")
+					if a.target < len(m.timers) && m.timers[a.target].kind == kTickFunc {
+						a.op = 0 // no Stop or Reset
+					}
 					if a.target < len(m.timers) && m.timers[a.target].kind == kTick {
 						// A ticker's Reset takes a period, as NewTicker's.
 						a.d = time.Duration(rapid.Int64Range(1, 10).Draw(t, "p")) << 20
@@ -355,6 +414,16 @@ func TestModel(t *testing.T) {
 				}
 				check(t, "NewTimer")
 			},
+			"TickerFunc": func(t *rapid.T) {
+				p := time.Duration(rapid.Int64Range(1, 10).Draw(t, "p")) << 20
+				limit := rapid.IntRange(1, 4).Draw(t, "limit")
+				acts := drawActs(t, false, 1)
+				r.newTickFunc(p, limit, acts)
+				mt := &mTimer{kind: kTickFunc, period: int64(p), limit: limit, acts: acts}
+				m.schedule(mt, int64(p))
+				m.timers = append(m.timers, mt)
+				check(t, "TickerFunc")
+			},
 			"NewTicker": func(t *rapid.T) {
 				p := time.Duration(rapid.Int64Range(1, 10).Draw(t, "p")) << 20
 				tk := c.NewTicker(p)
@@ -369,6 +438,9 @@ func TestModel(t *testing.T) {
 					t.Skip("no timer")
 				}
 				id := rapid.IntRange(0, len(m.timers)-1).Draw(t, "id")
+				if m.timers[id].kind == kTickFunc {
+					t.Skip("a TickerFunc has no Stop")
+				}
 				want := m.stop(id)
 				switch x := r.timers[id].(type) {
 				case Timer:
@@ -385,6 +457,9 @@ func TestModel(t *testing.T) {
 					t.Skip("no timer")
 				}
 				id := rapid.IntRange(0, len(m.timers)-1).Draw(t, "id")
+				if m.timers[id].kind == kTickFunc {
+					t.Skip("a TickerFunc has no Reset")
+				}
 				switch x := r.timers[id].(type) {
 				case Timer:
 					d := drawD(t, "d")
@@ -444,9 +519,12 @@ func TestModel(t *testing.T) {
 	})
 }
 
-// TestTickerCount: a ticker started at s with period p fires exactly
-// floor((now-s)/p) times, whatever the advances; a receiver that advances at
-// most one period at a time and receives after each receives every tick.
+// TestTickerCount: a ticker started at s with period p delivers, at each
+// receive, the first tick after the previous receive (or s) if the clock has
+// reached it, and nothing otherwise; a receiver that advances at most one
+// period at a time and receives after each receives every tick, and the
+// ticker fires once per period; one that falls behind costs at most three
+// fires per advance, however many periods it passes.
 func TestTickerCount(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := New(t0)
@@ -458,26 +536,36 @@ func TestTickerCount(t *testing.T) {
 		tk := c.NewTicker(time.Duration(p))
 		defer tk.Stop()
 		keepUp := rapid.Bool().Draw(t, "keepUp")
-		received := 0
+		received, drained := 0, s
 		for range rapid.IntRange(0, 40).Draw(t, "steps") {
 			var d int64
 			if keepUp {
 				d = rapid.Int64Range(1, p).Draw(t, "d")
 			} else {
-				d = rapid.Int64Range(0, 10*p).Draw(t, "d")
+				d = rapid.Int64Range(0, 1000*p).Draw(t, "d")
 			}
+			before := fires
 			c.Advance(time.Duration(d))
+			if fires-before > 3 {
+				t.Fatalf("an advance of %d ns fired the ticker %d times, want at most 3", d, fires-before)
+			}
+			want := s + ((drained-s)/p+1)*p // the first tick after the last receive
 			select {
-			case <-tk.C():
+			case v := <-tk.C():
 				received++
+				if got := int64(v.Sub(t0)); got != want {
+					t.Fatalf("received t0+%d, want the first tick after t0+%d: t0+%d", got, drained, want)
+				}
 			default:
+				if want <= c.now {
+					t.Fatalf("nothing received at t0+%d, want the tick at t0+%d", c.now, want)
+				}
 			}
-			want := int((c.now - s) / p)
-			if fires != want {
-				t.Fatalf("after %d ns the ticker fired %d times, want floor(%d/%d) = %d", c.now-s, fires, c.now-s, p, want)
-			}
-			if keepUp && received != want {
-				t.Fatalf("a receiver that keeps up received %d ticks, want %d", received, want)
+			drained = c.now
+			if keepUp {
+				if n := int((c.now - s) / p); received != n || fires != n {
+					t.Fatalf("keeping up: received %d ticks, fired %d times, want floor(%d/%d) = %d", received, fires, c.now-s, p, n)
+				}
 			}
 		}
 	})

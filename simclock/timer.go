@@ -98,11 +98,13 @@ func (c *Clock) stop(t *timer) bool {
 }
 
 // send puts v in t's channel unless a value already waits there (a ticker
-// drops ticks nobody received).
-func (t *timer) send(v time.Time) {
+// drops ticks nobody received), and reports whether it did.
+func (t *timer) send(v time.Time) bool {
 	select {
 	case t.ch <- v:
+		return true
 	default:
+		return false
 	}
 }
 
@@ -139,6 +141,14 @@ func (t *timer) C() <-chan time.Time {
 // timer had already fired (and its value was received) or been stopped. No
 // value can be received from C after Stop returns.
 func (t *timer) Stop() bool {
+	if t.c.ntraps.Load() > 0 {
+		defer t.c.trap(methodTimerStop, 0, time.Time{})()
+	}
+	return t.stop()
+}
+
+// stop is Stop, never trapped: for the clock's own timers.
+func (t *timer) stop() bool {
 	c := t.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -155,6 +165,9 @@ func (t *timer) Stop() bool {
 // drives the clock. No value from before the call can be received after Reset
 // returns.
 func (t *timer) Reset(d time.Duration) bool {
+	if t.c.ntraps.Load() > 0 {
+		defer t.c.trap(methodTimerReset, d, time.Time{})()
+	}
 	c := t.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -179,6 +192,9 @@ type ticker struct{ timer }
 // Stop turns the ticker off. No tick can be received from C after Stop
 // returns.
 func (t *ticker) Stop() {
+	if t.c.ntraps.Load() > 0 {
+		defer t.c.trap(methodTickerStop, 0, time.Time{})()
+	}
 	c := t.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -192,6 +208,9 @@ func (t *ticker) Stop() {
 func (t *ticker) Reset(d time.Duration) {
 	if d <= 0 {
 		panic(errNonPositiveReset)
+	}
+	if t.c.ntraps.Load() > 0 {
+		defer t.c.trap(methodTickerReset, d, time.Time{})()
 	}
 	c := t.c
 	c.mu.Lock()
@@ -211,9 +230,23 @@ var (
 // reaches Now()+d, with Now() equal to that time and no lock held. The Timer
 // it returns stops or reschedules the call; its C is nil.
 func (c *Clock) AfterFunc(d time.Duration, f func()) Timer {
+	if c.ntraps.Load() > 0 {
+		defer c.trap(methodAfterFunc, d, time.Time{})()
+	}
 	t := &timer{c: c, f: f}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ready()
+	c.start(t, c.after(d))
+	return t
+}
+
+// deadlineTimer is AfterFunc for WithDeadline: the timer counts in Waiters.
+func (c *Clock) deadlineTimer(d time.Duration, f func()) Timer {
+	t := &timer{c: c, f: f, waiter: true}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ready()
 	c.start(t, c.after(d))
 	return t
 }
@@ -221,9 +254,17 @@ func (c *Clock) AfterFunc(d time.Duration, f func()) Timer {
 // NewTimer returns a timer that sends the simulated time on its channel once
 // the clock reaches Now()+d (at once for d <= 0).
 func (c *Clock) NewTimer(d time.Duration) Timer {
+	if c.ntraps.Load() > 0 {
+		defer c.trap(methodNewTimer, d, time.Time{})()
+	}
+	return c.newTimer(d)
+}
+
+func (c *Clock) newTimer(d time.Duration) *timer {
 	t := &timer{c: c, ch: make(chan time.Time, 1), waiter: true}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ready()
 	if d <= 0 {
 		c.fireNow(t)
 	} else {
@@ -233,15 +274,28 @@ func (c *Clock) NewTimer(d time.Duration) Timer {
 }
 
 // After returns NewTimer(d).C().
-func (c *Clock) After(d time.Duration) <-chan time.Time { return c.NewTimer(d).C() }
+func (c *Clock) After(d time.Duration) <-chan time.Time {
+	if c.ntraps.Load() > 0 {
+		defer c.trap(methodAfter, d, time.Time{})()
+	}
+	return c.newTimer(d).C()
+}
 
 // Sleep blocks until another goroutine drives the clock to Now()+d. It
-// returns at once for d <= 0. It must not be called from a callback.
+// returns at once for d <= 0. Called from a callback of c with d > 0, it
+// panics with ErrReentrant (it would wait for the advance that waits for it).
 func (c *Clock) Sleep(d time.Duration) {
 	if d <= 0 {
 		return
 	}
-	<-c.After(d)
+	c.checkReentry("Sleep")
+	started := func() {}
+	if c.ntraps.Load() > 0 {
+		started = c.trap(methodSleep, d, time.Time{})
+	}
+	ch := c.newTimer(d).C()
+	started() // a trap's Release returns once the sleep is counted
+	<-ch
 }
 
 // NewTicker returns a ticker that sends the simulated time on its channel
@@ -251,9 +305,17 @@ func (c *Clock) NewTicker(d time.Duration) Ticker {
 	if d <= 0 {
 		panic(errNonPositiveTicker)
 	}
+	if c.ntraps.Load() > 0 {
+		defer c.trap(methodNewTicker, d, time.Time{})()
+	}
+	return c.newTicker(d)
+}
+
+func (c *Clock) newTicker(d time.Duration) *ticker {
 	t := &ticker{timer{c: c, ch: make(chan time.Time, 1), period: d, waiter: true}}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ready()
 	c.start(&t.timer, c.after(d))
 	return t
 }
@@ -263,5 +325,8 @@ func (c *Clock) Tick(d time.Duration) <-chan time.Time {
 	if d <= 0 {
 		return nil
 	}
-	return c.NewTicker(d).C()
+	if c.ntraps.Load() > 0 {
+		defer c.trap(methodTick, d, time.Time{})()
+	}
+	return c.newTicker(d).C()
 }
