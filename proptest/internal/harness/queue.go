@@ -98,7 +98,7 @@ func (s queueSide[H, F]) shrink() {
 	}
 }
 
-func (s queueSide[H, F]) observe() []int64 {
+func (s queueSide[H, F]) observe() obs {
 	q := s.q
 	minElt := none
 	if a, ok := q.MinElt(); ok {
@@ -106,13 +106,22 @@ func (s queueSide[H, F]) observe() []int64 {
 		minElt = opt(int64(x), err == nil)
 	}
 	k, ok := q.MinKey()
-	return []int64{int64(q.Len()), opt(0, !q.IsEmpty()), q.MinAllowedKey(), q.MaxAllowedKey(), minElt, opt(k, ok)}
+	return obs{int64(q.Len()), opt(0, !q.IsEmpty()), q.MinAllowedKey(), q.MaxAllowedKey(), minElt, opt(k, ok)}
 }
 
 // queueSys is a harness's queue and model.
 type queueSys struct {
-	q Queue
-	m *QueueModel[int]
+	lb       levelbits.LevelBits
+	capacity int
+	factory  QueueFactory
+	q        Queue
+	m        *QueueModel[int]
+}
+
+func (s *queueSys) restart() (*Harness, error) { return NewQueue(s.lb, s.capacity, s.factory) }
+
+func (s *queueSys) header() string {
+	return fmt.Sprintf("queue bits=%s capacity=%d", joinInts(s.lb.Bits()), s.capacity)
 }
 
 // NewQueue starts a harness on the queue factory makes (nil:
@@ -125,13 +134,11 @@ func NewQueue(lb levelbits.LevelBits, capacity int, factory QueueFactory) (*Harn
 		q = priorityqueue.New[int](lb, capacity)
 	}
 	m := NewQueueModel[int](lb)
-	return newHarness(QueueKind, &queueSys{q, m},
+	return newHarness(QueueKind, &queueSys{lb, capacity, factory, q, m},
 		queueSide[alarm.Alarm, priorityqueue.Element[int]]{q, func(f func(alarm.Alarm)) func(priorityqueue.Element[int]) {
 			return func(e priorityqueue.Element[int]) { f(e.Alarm) }
 		}},
-		queueSide[ModelAlarm, ModelAlarm]{m, func(f func(ModelAlarm)) func(ModelAlarm) { return f }},
-		fmt.Sprintf("queue bits=%s capacity=%d", joinInts(lb.Bits()), capacity),
-		func() (*Harness, error) { return NewQueue(lb, capacity, factory) })
+		queueSide[ModelAlarm, ModelAlarm]{m, func(f func(ModelAlarm)) func(ModelAlarm) { return f }})
 }
 
 func newQueueFromHeader(kv map[string]string, factory QueueFactory) (*Harness, error) {

@@ -109,15 +109,13 @@ func (m *QueueModel[T]) Add(key int64, v T) (ModelAlarm, error) {
 // Mem reports whether a is in the model.
 func (m *QueueModel[T]) Mem(a ModelAlarm) bool { return m.find(a) >= 0 }
 
-func invalidModelAlarm(a ModelAlarm) error {
-	return fmt.Errorf("%w: model alarm %d", priorityqueue.ErrInvalidAlarm, a)
-}
+var errInvalidElt = fmt.Errorf("model: %w", priorityqueue.ErrInvalidAlarm)
 
 // Remove removes a.
 func (m *QueueModel[T]) Remove(a ModelAlarm) error {
 	i := m.find(a)
 	if i < 0 {
-		return invalidModelAlarm(a)
+		return errInvalidElt
 	}
 	m.elts = slices.Delete(m.elts, i, i+1)
 	return nil
@@ -127,7 +125,7 @@ func (m *QueueModel[T]) Remove(a ModelAlarm) error {
 func (m *QueueModel[T]) Change(a ModelAlarm, key int64) error {
 	i := m.find(a)
 	if i < 0 {
-		return invalidModelAlarm(a)
+		return errInvalidElt
 	}
 	if err := m.checkKey(key); err != nil {
 		return err
@@ -147,7 +145,7 @@ func (m *QueueModel[T]) lookup(a ModelAlarm) (queueElt[T], error) {
 	if a != 0 && a == m.firing.id {
 		return m.firing, nil
 	}
-	return queueElt[T]{}, invalidModelAlarm(a)
+	return queueElt[T]{}, errInvalidElt
 }
 
 // Key returns a's key; it answers inside a's own removal handler.

@@ -147,13 +147,13 @@ func (s wheelSide[H, F]) shrink() {
 	}
 }
 
-func (s wheelSide[H, F]) observe() []int64 {
+func (s wheelSide[H, F]) observe() obs {
 	w := s.w
 	next, nok := w.NextAlarmFiresAt()
 	k, kok := w.MinAlarmIntervalNum()
 	lo, look := w.MinAlarmTimeInMinInterval()
 	hi, hok := w.MaxAlarmTimeInMinInterval()
-	return []int64{int64(w.Len()), opt(0, !w.IsEmpty()), w.Now().UnixNano(), w.NowIntervalNum(),
+	return obs{int64(w.Len()), opt(0, !w.IsEmpty()), w.Now().UnixNano(), w.NowIntervalNum(),
 		w.MaxAllowedAlarmTime().UnixNano(), opt(next.UnixNano(), nok), opt(k, kok), opt(lo.UnixNano(), look),
 		opt(hi.UnixNano(), hok)}
 }
@@ -171,9 +171,18 @@ func (s wheelSide[H, F]) observeOne(a H) view {
 
 // wheelSys is a harness's wheel and model.
 type wheelSys struct {
-	cfg config.Config
-	w   Wheel
-	m   *Model[int]
+	cfg     config.Config
+	start   time.Time
+	factory WheelFactory
+	w       Wheel
+	m       *Model[int]
+}
+
+func (s *wheelSys) restart() (*Harness, error) { return NewWheel(s.cfg, s.start, s.factory) }
+
+func (s *wheelSys) header() string {
+	return fmt.Sprintf("wheel precision=%d bits=%s capacity=%d overflow=%v start=%d", s.cfg.Precision().Log2(),
+		joinInts(s.cfg.LevelBits().Bits()), s.cfg.Capacity(), s.cfg.Overflow(), s.start.UnixNano())
 }
 
 // NewWheel starts a harness on the wheel factory makes (nil:
@@ -193,14 +202,11 @@ func NewWheel(cfg config.Config, start time.Time, factory WheelFactory) (*Harnes
 	if err != nil {
 		return nil, err
 	}
-	head := fmt.Sprintf("wheel precision=%d bits=%s capacity=%d overflow=%v start=%d", cfg.Precision().Log2(),
-		joinInts(cfg.LevelBits().Bits()), cfg.Capacity(), cfg.Overflow(), start.UnixNano())
-	return newHarness(WheelKind, &wheelSys{cfg, w, m},
+	return newHarness(WheelKind, &wheelSys{cfg, start, factory, w, m},
 		wheelSide[alarm.Alarm, timingwheel.Fired[int]]{w, func(f func(alarm.Alarm)) func(timingwheel.Fired[int]) {
 			return func(ev timingwheel.Fired[int]) { f(ev.Alarm) }
 		}},
-		wheelSide[ModelAlarm, ModelAlarm]{m, func(f func(ModelAlarm)) func(ModelAlarm) { return f }},
-		head, func() (*Harness, error) { return NewWheel(cfg, start, factory) })
+		wheelSide[ModelAlarm, ModelAlarm]{m, func(f func(ModelAlarm)) func(ModelAlarm) { return f }})
 }
 
 // newWheelFromHeader starts a harness for a wheel trace's header.
