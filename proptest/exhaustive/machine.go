@@ -197,22 +197,9 @@ func (s *machine) apply(x op, quiet bool) error {
 	return s.Step(s.resolve(x))
 }
 
-// encode returns the canonical encoding of the state (hashed). It consumes
-// the model: the machine is not used afterwards.
-//
-// The encoding holds:
-//   - where now is: its exact value in the first interval (where "before the
-//     current interval" means before the epoch) and within 2^32 ns of
-//     MaxTime (where the levels clamp); elsewhere now modulo
-//     P = 2^(A + Σ queue level bits), the period of every slot and level
-//     boundary (with overflow levels P = 2^62, so now itself);
-//   - Stats: the alarms on each level, on the overflow levels and due, and
-//     the record capacity;
-//   - the live alarms in the order the model would fire them (so due alarms
-//     a panic left come first), each as at - now and its handle's record
-//     index;
-//   - the dead handle: whether there is one, whether a Clear came after it,
-//     and its record index.
+// encode returns the canonical encoding of the state, hashed: "Encoding"
+// in docs/invariants.md says what it holds and what it may merge. It
+// consumes the model: the machine is not used afterwards.
 func (s *machine) encode() [16]byte {
 	w, m := s.Wheel()
 	var b []byte
