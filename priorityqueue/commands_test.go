@@ -407,6 +407,6 @@ func TestQueueCommandsProptest(t *testing.T) {
 	params.MinSuccessfulTests = 200
 	params.MaxSize = 80
 	props := gopter.NewProperties(params)
-	props.Property("queue matches proptest.QueueModel", commands.Prop(proptest.QueueCommands()))
+	props.Property("queue matches proptest's model", commands.Prop(proptest.QueueCommands()))
 	props.TestingRun(t)
 }

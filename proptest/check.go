@@ -145,38 +145,20 @@ func (o *options) structure(wheel bool) (structure, error) {
 }
 
 // CheckWheel runs a rapid state machine that drives a timingwheel.Wheel[int]
-// and a reference model (its alarms in a plain slice) with the same random
-// calls: adds, removes, reschedules, advances small and large, limited
-// advances, FirePastAlarms, the stop-at-next-alarm step, Shrink, Clear, and
-// handlers that add, remove, reschedule, shrink and panic. It fails t at the
-// first difference in any observable: what fired and in which order, every
-// error, Len, Now, MaxAllowedAlarmTime, NextAlarmFiresAt, MinAlarmIntervalNum,
-// the min-interval queries, each alarm's time, interval and value,
-// membership of live and dead handles, All and Stats. After every call it
-// runs Invariant() and checks the guarantees: never early, nothing lost or
-// fired twice, total order.
+// and the reference model with the same random calls (the package doc says
+// what is drawn and compared) and fails t at the first difference, printing
+// a snippet that replays it (ReplayText). The defaults, 100 runs of about 30
+// calls, finish in well under a second; -rapid.checks and -rapid.steps
+// scale them.
 //
 // Options: WithConfigs, WithSteps, WithOpWeights, WithoutPanics,
-// WithFailureFile, WithWheelFactory. The defaults (100 runs of about 30 calls)
-// finish in well under a second; -rapid.checks and -rapid.steps scale them.
-// A failure prints a snippet that replays it deterministically:
-//
-//	proptest.ReplayText(t, `
-//		wheel precision=0 bits=1 capacity=0 overflow=false start=0
-//		Add 1 1
-//		AdvanceClock 2
-//	`)
+// WithFailureFile, WithWheelFactory.
 func CheckWheel(t *testing.T, opts ...Option) {
 	t.Helper()
 	check(t, true, opts)
 }
 
-// CheckQueue is CheckWheel for a priorityqueue.Queue[int] and its model (a
-// slice ordered by key, then by the order of Add and Change): Add and Change
-// at and around the edges of the allowed range and at keys in use, Remove of
-// live, removed and null handles, IncreaseMinAllowedKey by small and large
-// steps, backwards and past the top, with removal handlers that add, remove,
-// change, shrink and panic, MinElt, Shrink and Clear, over random level bits.
+// CheckQueue is CheckWheel for a priorityqueue.Queue[int].
 //
 // Options: WithLevelBits, WithSteps, WithQueueOpWeights, WithoutPanics,
 // WithFailureFile, WithQueueFactory.
@@ -213,21 +195,15 @@ func check(t rapid.TB, wheel bool, opts []Option) {
 }
 
 // CheckWheelBytes decodes a config, a start time and up to 64 calls from data
-// and runs them as CheckWheel does, failing t at the first difference. It is
-// the body of a fuzz target:
-//
-//	func FuzzWheel(f *testing.F) {
-//		f.Fuzz(func(t *testing.T, data []byte) { proptest.CheckWheelBytes(t, data) })
-//	}
-//
-// Options: those of CheckWheel but WithSteps.
+// and runs them as CheckWheel does: the body of a fuzz target (see the
+// package doc). Options: those of CheckWheel but WithSteps.
 func CheckWheelBytes(t testing.TB, data []byte, opts ...Option) {
 	t.Helper()
 	checkBytes(t, true, data, opts)
 }
 
-// CheckQueueBytes decodes level bits, a capacity and up to 64 calls from data
-// and runs them as CheckQueue does. It is the body of a fuzz target.
+// CheckQueueBytes is CheckWheelBytes for the queue: level bits, a capacity
+// and up to 64 calls.
 func CheckQueueBytes(t testing.TB, data []byte, opts ...Option) {
 	t.Helper()
 	checkBytes(t, false, data, opts)
@@ -296,10 +272,10 @@ func Replay(t testing.TB, path string, opts ...Option) {
 	replay(t, path, string(text), opts)
 }
 
-// ReplayText replays a trace given as text, as the snippet a failing check
-// prints does. The text form is line-based; '#' starts a comment. The first
-// line is the header, then one call per line with its arguments (times in ns
-// since the Unix epoch, alarms named by the ids stored in them as values):
+// ReplayText replays a trace given as text, as a failing check prints it.
+// '#' starts a comment. The first line is the header, then one call per line
+// with its arguments (times in ns since the Unix epoch; alarms named by the
+// ids stored in them as values):
 //
 //	wheel precision=0 bits=1,1 capacity=0 overflow=false start=0
 //	Add 5 1
@@ -308,7 +284,7 @@ func Replay(t testing.TB, path string, opts ...Option) {
 // handler=call,action,offset,target says what the call's handler does at its
 // call-th invocation: add (at Now+offset), remove (alarm target), reschedule
 // (target to Now+offset), panic, shrink, or nil (no handler at all). A queue
-// trace starts with "queue bits=1,1 capacity=0" and counts offsets from
+// trace starts with "queue bits=1,1 capacity=0"; its offsets count from
 // MinAllowedKey.
 func ReplayText(t testing.TB, text string, opts ...Option) {
 	t.Helper()

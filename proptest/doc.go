@@ -1,9 +1,16 @@
 // Package proptest makes the guarantees of the timing wheel and its priority
 // queue checkable in any test suite. One engine drives both: it draws calls
-// from a weighted mix, runs each on the implementation and on a plain
-// reference model (its alarms or elements in a slice, read at a glance),
-// compares every observable and runs Invariant() after every call, and
-// records a trace that replays the run.
+// from a weighted mix (adds at and around the edges of the allowed range,
+// removes and reschedules of live, dead and null handles, advances small and
+// large, limited, stop-at-next and FirePastAlarms for the wheel, increases of
+// the minimum for the queue, Shrink, Clear, and handlers that add, remove,
+// reschedule, shrink, panic or are nil), runs each on the implementation and
+// on a plain reference model (its alarms or elements in a slice), and after
+// every call compares every observable (what fired and in which order, every
+// error by its sentinel, every query about the structure and about each
+// handle ever issued, live or dead, All and Stats), checks that nothing
+// fires early or twice and runs Invariant(). It records a trace that
+// replays the run.
 //
 // Front-ends: CheckWheel and CheckQueue run the engine on rapid, which
 // shrinks a failure to a short trace; GopterProperties and RunGopter run it on

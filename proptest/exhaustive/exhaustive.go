@@ -1,18 +1,9 @@
-// Package exhaustive checks a timing wheel against proptest.Model on every
-// operation sequence up to a depth, in small worlds: tiny level bits, a
-// precision of 1 or 2 ns, at most a few live alarms. Where proptest.CheckWheel
-// samples operations at random, Run enumerates them all, breadth first, and
-// after every step runs Invariant() and compares every observable with the
-// model: the fired sequence, every error by its sentinel, Len, Now,
-// MaxAllowedAlarmTime, NextAlarmFiresAt, MinAlarmIntervalNum, the
-// min-interval queries, each alarm's time and value, membership of live and
-// dead handles, All and Stats.
-//
-// A wheel cannot be cloned, so a state is re-created by replaying the path
-// that first reached it on a fresh wheel and model. States are de-duplicated
-// by a canonical encoding (see Encoding in docs/invariants.md): two paths
-// that reach the same encoding are explored once, which lets the search go
-// deeper than the raw number of sequences allows.
+// Package exhaustive checks a timing wheel against proptest's reference
+// model on every operation sequence up to a depth, in small worlds (tiny
+// level bits, a precision of 1 or 2 ns, a few live alarms), breadth first,
+// with the comparisons of proptest.CheckWheel after every step. States that
+// encode alike are explored once. docs/invariants.md ("Exhaustive small
+// worlds") gives the worlds, the alphabet, the encoding and the figures.
 package exhaustive
 
 import (

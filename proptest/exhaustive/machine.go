@@ -6,7 +6,6 @@ import (
 
 	"github.com/gotimingwheel/timingwheel/internal/pool"
 	"github.com/gotimingwheel/timingwheel/proptest/internal/harness"
-	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
 
 // target says where an operation's time (or interval) lies, relative to the
@@ -117,7 +116,7 @@ const maxTimeNs = int64(1)<<62 - 1
 // ns resolves a target against the model (the reference).
 func (s *machine) ns(t target) int64 {
 	_, m := s.Wheel()
-	now := m.Now().UnixNano()
+	now := m.Now()
 	is := now / s.prec * s.prec
 	switch t {
 	case tNow:
@@ -129,16 +128,16 @@ func (s *machine) ns(t target) int64 {
 	case tLevel0Span:
 		return now + s.level0
 	case tMaxAllowed:
-		return m.MaxAllowedAlarmTime().UnixNano()
+		return m.MaxAllowedAlarmTime()
 	case tBeforeInterval:
 		return is - 1
 	case tBeyondMax:
-		return m.MaxAllowedAlarmTime().UnixNano() + 1
+		return m.MaxAllowedAlarmTime() + 1
 	case tNowPlus1:
 		return now + 1
 	case tNextAlarm:
 		if nx, ok := m.NextAlarmFiresAt(); ok {
-			return nx.UnixNano()
+			return nx
 		}
 		return now + s.prec
 	case tNearEnd:
@@ -148,9 +147,8 @@ func (s *machine) ns(t target) int64 {
 	case tUserSpan:
 		return min(now+s.user, maxTimeNs)
 	case tLatest:
-		if id := s.Latest(); id != 0 {
-			t, _ := m.AlarmAt(s.ModelHandle(id))
-			return t.UnixNano()
+		if id, at := s.Latest(); id != 0 {
+			return at
 		}
 		return now
 	}
@@ -171,10 +169,10 @@ func (s *machine) resolve(x op) harness.Op {
 	switch {
 	case x.name == "AddAtIntervalNum" && x.t == tPrevInterval:
 		_, m := s.Wheel()
-		c.Interval = m.NowIntervalNum() - 1
+		c.Interval = m.Now()/s.prec - 1
 	case x.name == "AddAtIntervalNum" && x.t == tBeyondMax:
 		_, m := s.Wheel()
-		c.Interval = m.MaxAllowedAlarmTime().UnixNano()/s.prec + 1
+		c.Interval = m.MaxAllowedAlarmTime()/s.prec + 1
 	case x.name == "AddAtIntervalNum":
 		c.Interval = c.At / s.prec
 	}
@@ -186,7 +184,8 @@ func (s *machine) resolve(x op) harness.Op {
 			c.Script = harness.Script{Call: 1, Action: harness.ActAdd}
 		}
 	case hRemove:
-		c.Script = harness.Script{Call: 1, Action: harness.ActRemove, Target: s.Latest()}
+		id, _ := s.Latest()
+		c.Script = harness.Script{Call: 1, Action: harness.ActRemove, Target: id}
 	}
 	return c
 }
@@ -198,27 +197,14 @@ func (s *machine) apply(x op, quiet bool) error {
 	return s.Step(s.resolve(x))
 }
 
-// encode returns the canonical encoding of the state (hashed). It consumes
-// the model: the machine is not used afterwards.
-//
-// The encoding holds:
-//   - where now is: its exact value in the first interval (where "before the
-//     current interval" means before the epoch) and within 2^32 ns of
-//     MaxTime (where the levels clamp); elsewhere now modulo
-//     P = 2^(A + Σ queue level bits), the period of every slot and level
-//     boundary (with overflow levels P = 2^62, so now itself);
-//   - Stats: the alarms on each level, on the overflow levels and due, and
-//     the record capacity;
-//   - the live alarms in the order the model would fire them (so due alarms
-//     a panic left come first), each as at - now and its handle's record
-//     index;
-//   - the dead handle: whether there is one, whether a Clear came after it,
-//     and its record index.
+// encode returns the canonical encoding of the state, hashed: "Encoding"
+// in docs/invariants.md says what it holds and what it may merge. It
+// consumes the model: the machine is not used afterwards.
 func (s *machine) encode() [16]byte {
 	w, m := s.Wheel()
 	var b []byte
 	put := func(v int64) { b = binary.AppendVarint(b, v) }
-	now := m.Now().UnixNano()
+	now := m.Now()
 	switch {
 	case now < s.prec:
 		put(0)
@@ -243,22 +229,10 @@ func (s *machine) encode() [16]byte {
 	put(int64(st.Overflow))
 	put(int64(st.Due))
 	put(int64(st.Capacity))
-	// The model's fire order: clock to the end, then the last interval.
-	at := map[int]int64{}
-	for _, id := range s.Live() {
-		t, _ := m.AlarmAt(s.ModelHandle(id))
-		at[id] = t.UnixNano()
-	}
-	var order []int
-	rec := func(a harness.ModelAlarm) {
-		v, _ := m.AlarmValue(a)
-		order = append(order, v)
-	}
-	_ = m.AdvanceClock(timingwheel.MaxTime, rec)
-	m.FirePastAlarms(rec)
+	order, times := m.FireOrder()
 	put(int64(len(order)))
-	for _, id := range order {
-		put(at[id] - now)
+	for i, id := range order {
+		put(times[i] - now)
 		put(int64(pool.Index(s.Handle(id))))
 	}
 	if dead, stale := s.Dead(); dead != 0 {

@@ -1,17 +1,14 @@
-// Package harness is the one engine behind proptest's checks, for the timing
-// wheel and for its priority queue alike: it draws calls from a weighted mix,
-// runs each on the implementation and on a plain reference model, compares
-// every observable and runs Invariant() after every call, and records a
-// trace that replays the run. rapid, gopter, fuzz inputs and trace files all
-// drive it through Gen and Step; proptest/exhaustive drives it with the calls
-// it enumerates.
+// Package harness is the one engine behind proptest's checks, for the wheel
+// and the queue alike: Gen draws a call from a weighted mix, Step runs it on
+// the implementation and on a plain reference model, compares every
+// observable, runs Invariant() and records the call in a trace. rapid,
+// gopter, fuzz bytes, trace files and proptest/exhaustive all drive it.
 package harness
 
 import (
 	"errors"
 	"fmt"
 	"iter"
-	"maps"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -34,8 +31,8 @@ type side[H comparable] interface {
 	value(a H) (int, error)
 	at(a H) (int64, error) // time or key
 	base() int64           // what a Script's Offset counts from: Now, or MinAllowedKey
-	observe() []int64      // every structure-wide query, in the order of Kind.queries
-	observeOne(a H) view   // every query about one handle
+	observe() obs          // the structure-wide queries, in the order of Kind.queries
+	observeOne(a H) view   // the queries about one handle
 }
 
 // system is the part of a harness that knows its structure.
@@ -43,23 +40,28 @@ type system interface {
 	gen(h *Harness, src Source, op *Op, noPanic bool) // draws op's arguments from the model's state
 	firedCheck(op Op) func(id int, at int64) error    // checks each alarm the implementation fires
 	check(h *Harness) error                           // the implementation's own checks: Invariant, All, ...
+	header() string
+	restart() (*Harness, error)
+}
+
+// entry is an id ever added, with its handles on both sides.
+type entry struct {
+	id   int
+	real alarm.Alarm
+	mod  ModelAlarm
+	live bool // in both; false once fired, removed or cleared, never again
+	seen bool // scratch for checkAll
 }
 
 // Harness runs calls on an implementation and its model side by side and
 // reports the first difference.
 type Harness struct {
-	k       *Kind
-	sys     system
-	impl    side[alarm.Alarm]
-	model   side[ModelAlarm]
-	real    map[int]alarm.Alarm // every id ever added -> the implementation's handle
-	mod     map[int]ModelAlarm  // every id ever added -> the model's handle
-	live    map[int]bool        // ids in both
-	ended   map[int]bool        // ids fired, removed or cleared: never again
-	maxID   int
-	head    string
-	ops     []Op
-	restart func() (*Harness, error)
+	k     *Kind
+	sys   system
+	impl  side[alarm.Alarm]
+	model side[ModelAlarm]
+	ents  []entry // ascending by id
+	ops   []Op
 	// Quiet skips the comparison after each call (exhaustive replays a path
 	// it checked before); a call's own results are still compared.
 	Quiet bool
@@ -67,10 +69,8 @@ type Harness struct {
 	stale bool // a Clear came after dead ended
 }
 
-func newHarness(k *Kind, sys system, impl side[alarm.Alarm], model side[ModelAlarm], head string,
-	restart func() (*Harness, error)) (*Harness, error) {
-	h := &Harness{k: k, sys: sys, impl: impl, model: model, real: map[int]alarm.Alarm{}, mod: map[int]ModelAlarm{},
-		live: map[int]bool{}, ended: map[int]bool{}, head: head, restart: restart}
+func newHarness(k *Kind, sys system, impl side[alarm.Alarm], model side[ModelAlarm]) (*Harness, error) {
+	h := &Harness{k: k, sys: sys, impl: impl, model: model}
 	return h, h.compare()
 }
 
@@ -78,20 +78,41 @@ func newHarness(k *Kind, sys system, impl side[alarm.Alarm], model side[ModelAla
 func (h *Harness) Kind() *Kind { return h.k }
 
 // Restart returns a new harness with the same header and no calls.
-func (h *Harness) Restart() (*Harness, error) { return h.restart() }
+func (h *Harness) Restart() (*Harness, error) { return h.sys.restart() }
 
 // Trace returns the text form of the calls run so far, which Replay runs.
 func (h *Harness) Trace() string {
 	var b strings.Builder
-	b.WriteString(h.head + "\n")
+	b.WriteString(h.sys.header() + "\n")
 	for _, op := range h.ops {
 		b.WriteString(h.k.Format(op) + "\n")
 	}
 	return b.String()
 }
 
-// Len returns the number of calls run so far.
-func (h *Harness) Len() int { return len(h.ops) }
+// ent returns the entry of id, or nil.
+func (h *Harness) ent(id int) *entry {
+	i, ok := slices.BinarySearchFunc(h.ents, id, func(e entry, id int) int { return e.id - id })
+	if !ok {
+		return nil
+	}
+	return &h.ents[i]
+}
+
+// handles returns id's handles; the null ones for an id never added.
+func (h *Harness) handles(id int) (alarm.Alarm, ModelAlarm) {
+	if e := h.ent(id); e != nil {
+		return e.real, e.mod
+	}
+	return alarm.Alarm{}, 0
+}
+
+func (h *Harness) maxID() int {
+	if len(h.ents) == 0 {
+		return 0
+	}
+	return h.ents[len(h.ents)-1].id
+}
 
 // Gen draws the next call: an operation by weights, its arguments from the
 // model's state.
@@ -105,8 +126,8 @@ func (h *Harness) Gen(src Source, weights []int, noPanic bool) Op {
 // observable and the invariant afterwards.
 func (h *Harness) Step(op Op) (err error) {
 	d := h.k.def(op.Name)
-	if d != nil && d.kind == kAdd && op.ID <= h.maxID {
-		op.ID = h.maxID + 1
+	if d != nil && d.kind == kAdd && op.ID <= h.maxID() {
+		op.ID = h.maxID() + 1
 	}
 	h.ops = append(h.ops, op)
 	defer func() {
@@ -129,6 +150,8 @@ func (h *Harness) Step(op Op) (err error) {
 	return nil
 }
 
+// sameErr reports whether got and want are both nil, or both errors that
+// wrap the same sentinels.
 func (h *Harness) sameErr(got, want error) bool {
 	if (got == nil) != (want == nil) {
 		return false
@@ -146,46 +169,44 @@ func (h *Harness) errPair(call string, got, want error) error {
 }
 
 func (h *Harness) register(id int, a alarm.Alarm, ma ModelAlarm) {
-	h.real[id], h.mod[id], h.live[id] = a, ma, true
-	h.maxID = max(h.maxID, id)
+	h.ents = append(h.ents, entry{id: id, real: a, mod: ma, live: true})
 }
 
 func (h *Harness) apply(op Op, kind opKind) error {
-	a, ma := h.real[op.ID], h.mod[op.ID]
+	a, ma := h.handles(op.ID)
+	var err, merr error
 	switch kind {
 	case kAdd:
-		got, err := h.impl.add(op, op.ID)
-		mgot, merr := h.model.add(op, op.ID)
-		if !h.sameErr(err, merr) {
-			return h.errPair(op.Name, err, merr)
-		}
-		if err == nil {
+		var got alarm.Alarm
+		var mgot ModelAlarm
+		got, err = h.impl.add(op, op.ID)
+		mgot, merr = h.model.add(op, op.ID)
+		if err == nil && merr == nil {
 			h.register(op.ID, got, mgot)
 		}
-	case kRemove, kMove:
-		var err, merr error
-		if kind == kRemove {
-			err, merr = h.impl.remove(a), h.model.remove(ma)
-		} else {
-			err, merr = h.impl.move(op, a), h.model.move(op, ma)
-		}
-		if !h.sameErr(err, merr) {
-			return h.errPair(op.Name, err, merr)
-		}
-		if kind == kRemove && err == nil {
+	case kRemove:
+		err, merr = h.impl.remove(a), h.model.remove(ma)
+		if err == nil && merr == nil {
 			h.dead, h.stale = op.ID, false
 		}
+	case kMove:
+		err, merr = h.impl.move(op, a), h.model.move(op, ma)
 	case kShrink:
 		h.impl.shrink() // not observable: every handle must survive it
 	case kClear:
-		if live := slices.Sorted(maps.Keys(h.live)); len(live) > 0 {
-			h.dead = live[len(live)-1]
+		for _, e := range h.ents {
+			if e.live {
+				h.dead = e.id
+			}
 		}
 		h.stale = h.dead != 0
 		h.impl.clear()
 		h.model.clear()
 	case kFire:
 		return h.fire(op)
+	}
+	if !h.sameErr(err, merr) {
+		return h.errPair(op.Name, err, merr)
 	}
 	return h.resync()
 }
@@ -215,7 +236,7 @@ type played[H comparable] struct {
 // check (the implementation) every handler call also checks the alarm it
 // gets: check's own rule (never early), not a member, fired once, not added
 // by this call.
-func play[H comparable](h *Harness, s side[H], handles map[int]H, op Op, addID int,
+func play[H comparable](h *Harness, s side[H], handle func(int) H, op Op, addID int,
 	check func(id int, at int64) error) *played[H] {
 	r := &played[H]{}
 	fail := func(format string, args ...any) {
@@ -242,26 +263,27 @@ func play[H comparable](h *Harness, s side[H], handles map[int]H, op Op, addID i
 			if s.mem(a) {
 				fail("Mem(id %d) true inside its own handler", id)
 			}
-			if h.ended[id] {
-				fail("%s %d %s after it was fired, removed or cleared", h.k.thing, id, h.k.verb)
-			}
-			if !h.live[id] {
+			switch e := h.ent(id); {
+			case e == nil:
 				fail("%s %d %s in the call whose handler added it", h.k.thing, id, h.k.verb)
+			case !e.live:
+				fail("%s %d %s after it was fired, removed or cleared", h.k.thing, id, h.k.verb)
+			default:
+				e.live = false
 			}
-			h.ended[id] = true
 		}
 		r.fired = append(r.fired, fired{id, at})
 		if calls != hs.Call {
 			return
 		}
-		switch target := handles[hs.Target]; hs.Action {
+		switch hs.Action {
 		case ActAdd:
 			r.added, r.actErr = s.add(Op{At: s.base() + hs.Offset}, addID)
 			r.didAdd = r.actErr == nil
 		case ActRemove:
-			r.actErr = s.remove(target)
+			r.actErr = s.remove(handle(hs.Target))
 		case ActReschedule:
-			r.actErr = s.move(Op{At: s.base() + hs.Offset}, target)
+			r.actErr = s.move(Op{At: s.base() + hs.Offset}, handle(hs.Target))
 		case ActShrink:
 			s.shrink()
 		case ActPanic:
@@ -288,13 +310,15 @@ func play[H comparable](h *Harness, s side[H], handles map[int]H, op Op, addID i
 // fire runs a firing call on both sides with the same handler script and
 // compares what fired, the results, the handlers' own errors and the panics.
 func (h *Harness) fire(op Op) error {
-	addID := h.maxID + 1
-	w := play(h, h.impl, h.real, op, addID, h.sys.firedCheck(op))
-	m := play(h, h.model, h.mod, op, addID, nil)
+	addID := h.maxID() + 1
+	w := play(h, h.impl, func(id int) alarm.Alarm { a, _ := h.handles(id); return a }, op, addID, h.sys.firedCheck(op))
+	m := play(h, h.model, func(id int) ModelAlarm { _, ma := h.handles(id); return ma }, op, addID, nil)
 	if op.Script.Action == ActNil {
 		w.fired = m.fired // nothing to observe; resync checks that they are gone
 		for _, f := range m.fired {
-			h.ended[f.ID] = true
+			if e := h.ent(f.ID); e != nil {
+				e.live = false
+			}
 		}
 	}
 	switch {
@@ -304,22 +328,17 @@ func (h *Harness) fire(op Op) error {
 		return h.errPair(op.Name, w.err, m.err)
 	case w.panicked != m.panicked:
 		return fmt.Errorf("handler panic reached the caller: %s %v, model %v", h.k.Name, w.panicked, m.panicked)
-	}
-	if diff := cmp.Diff(m.fired, w.fired); diff != "" {
-		return fmt.Errorf("%s a different sequence (-model +%s):\n%s", h.k.verb, h.k.Name, diff)
-	}
-	if w.result != m.result {
+	case !slices.Equal(m.fired, w.fired):
+		return fmt.Errorf("%s a different sequence (-model +%s):\n%s", h.k.verb, h.k.Name, cmp.Diff(m.fired, w.fired))
+	case w.result != m.result:
 		return fmt.Errorf("returned %s, model %s", w.result, m.result)
-	}
-	if !h.sameErr(w.actErr, m.actErr) {
+	case !h.sameErr(w.actErr, m.actErr):
 		return fmt.Errorf("handler %s: %s error %v, model error %v", op.Script.Action, h.k.Name, w.actErr, m.actErr)
-	}
-	if w.didAdd != m.didAdd {
+	case w.didAdd != m.didAdd:
 		return fmt.Errorf("handler add: %s added %v, model added %v", h.k.Name, w.didAdd, m.didAdd)
 	}
-	for _, f := range w.fired {
-		delete(h.live, f.ID)
-		h.dead, h.stale = f.ID, false
+	if len(w.fired) > 0 {
+		h.dead, h.stale = w.fired[len(w.fired)-1].ID, false
 	}
 	if w.didAdd {
 		h.register(addID, w.added, m.added)
@@ -327,22 +346,19 @@ func (h *Harness) fire(op Op) error {
 	return h.resync()
 }
 
-// resync drops from the live set the ids that left both sides (removed,
-// cleared, or removed by a handler) and fails when the sides disagree on
-// which ids are members.
+// resync marks as ended the ids that left both sides (removed, cleared, or
+// removed by a handler) and fails when the sides disagree on membership.
 func (h *Harness) resync() error {
-	for _, id := range slices.Sorted(maps.Keys(h.real)) {
-		in, inM := h.impl.mem(h.real[id]), h.model.mem(h.mod[id])
-		if in != inM {
-			return fmt.Errorf("%s %d: %s Mem %v, model Mem %v", h.k.thing, id, h.k.Name, in, inM)
+	for i := range h.ents {
+		e := &h.ents[i]
+		in, inM := h.impl.mem(e.real), h.model.mem(e.mod)
+		switch {
+		case in != inM:
+			return fmt.Errorf("%s %d: %s Mem %v, model Mem %v", h.k.thing, e.id, h.k.Name, in, inM)
+		case in && !e.live:
+			return fmt.Errorf("%s %d is a member again after it was fired, removed or cleared", h.k.thing, e.id)
 		}
-		if in && !h.live[id] {
-			return fmt.Errorf("%s %d is a member again after it was fired, removed or cleared", h.k.thing, id)
-		}
-		if !in && h.live[id] {
-			delete(h.live, id)
-			h.ended[id] = true
-		}
+		e.live = in
 	}
 	return nil
 }
@@ -355,14 +371,14 @@ func (h *Harness) compare() error {
 		return err
 	}
 	got, want := h.impl.observe(), h.model.observe()
-	for i := range got {
+	for i, q := range h.k.queries {
 		if got[i] != want[i] {
-			return fmt.Errorf("%s: %s, model %s", h.k.queries[i], showInt(got[i]), showInt(want[i]))
+			return fmt.Errorf("%s: %s, model %s", q, showInt(got[i]), showInt(want[i]))
 		}
 	}
-	for _, id := range slices.Sorted(maps.Keys(h.real)) {
-		if g, w := h.impl.observeOne(h.real[id]), h.model.observeOne(h.mod[id]); g != w {
-			return fmt.Errorf("%s %d: %s %+v, model %+v", h.k.thing, id, h.k.oneQueries, g, w)
+	for _, e := range h.ents {
+		if g, w := h.impl.observeOne(e.real), h.model.observeOne(e.mod); g != w {
+			return fmt.Errorf("%s %d: %s %+v, model %+v", h.k.thing, e.id, h.k.oneQueries, g, w)
 		}
 	}
 	return nil
@@ -370,16 +386,24 @@ func (h *Harness) compare() error {
 
 // checkAll checks that all yields every live handle once, and nothing else.
 func (h *Harness) checkAll(all iter.Seq[alarm.Alarm]) error {
-	seen := map[int]bool{}
+	n, live := 0, 0
+	for i := range h.ents {
+		h.ents[i].seen = false
+		if h.ents[i].live {
+			live++
+		}
+	}
 	for a := range all {
 		v, err := h.impl.value(a)
-		if err != nil || !h.live[v] || seen[v] || h.real[v] != a {
+		e := h.ent(v)
+		if err != nil || e == nil || !e.live || e.seen || e.real != a {
 			return fmt.Errorf("All yields %v (id %d, %v): not a live %s, or twice", a, v, err, h.k.thing)
 		}
-		seen[v] = true
+		e.seen = true
+		n++
 	}
-	if len(seen) != len(h.live) {
-		return fmt.Errorf("All yields %d, %d live", len(seen), len(h.live))
+	if n != live {
+		return fmt.Errorf("All yields %d, %d live", n, live)
 	}
 	return nil
 }
@@ -387,13 +411,23 @@ func (h *Harness) checkAll(all iter.Seq[alarm.Alarm]) error {
 // pick returns the id of a live alarm mostly, else of a dead one (fired,
 // removed or cleared), else 0 (the null alarm).
 func (h *Harness) pick(src Source, label string) int {
-	if live := h.Live(); len(live) > 0 && src.Intn(label+"Live", h.k.liveOdds) > 0 {
+	if live := h.ids(true); len(live) > 0 && src.Intn(label+"Live", h.k.liveOdds) > 0 {
 		return live[src.Intn(label, len(live))]
 	}
-	if dead := slices.Sorted(maps.Keys(h.ended)); len(dead) > 0 && src.Intn(label+"Dead", 2) > 0 {
+	if dead := h.ids(false); len(dead) > 0 && src.Intn(label+"Dead", 2) > 0 {
 		return dead[src.Intn(label+"DeadPick", len(dead))]
 	}
 	return 0
+}
+
+func (h *Harness) ids(live bool) []int {
+	var ids []int
+	for _, e := range h.ents {
+		if e.live == live {
+			ids = append(ids, e.id)
+		}
+	}
+	return ids
 }
 
 // genScript draws a handler: two in three calls get a plain one; the rest
@@ -403,10 +437,9 @@ func (h *Harness) genScript(src Source, noPanic bool, lo, hi int64) Script {
 	if src.Intn("scripted", 3) != 0 {
 		return Script{}
 	}
-	acts := []string{ActAdd, ActRemove, ActReschedule, ActPanic, ActNil, ActShrink}
 	hs := Script{
 		Call:   1 + src.Intn("scriptAt", 4),
-		Action: acts[src.Intn("scriptAction", len(acts))],
+		Action: actions[src.Intn("scriptAction", len(actions))],
 		Offset: src.Int64Range("scriptOffset", lo, hi),
 	}
 	if hs.Action == ActPanic && noPanic {
@@ -424,19 +457,22 @@ func (h *Harness) genScript(src Source, noPanic bool, lo, hi int64) Script {
 }
 
 // Live returns the live ids, ascending (the order they were added in).
-func (h *Harness) Live() []int { return slices.Sorted(maps.Keys(h.live)) }
+func (h *Harness) Live() []int { return h.ids(true) }
 
 // Handle returns the implementation's handle of id.
-func (h *Harness) Handle(id int) alarm.Alarm { return h.real[id] }
+func (h *Harness) Handle(id int) alarm.Alarm { a, _ := h.handles(id); return a }
 
 // ModelHandle returns the model's handle of id.
-func (h *Harness) ModelHandle(id int) ModelAlarm { return h.mod[id] }
+func (h *Harness) ModelHandle(id int) ModelAlarm { _, ma := h.handles(id); return ma }
 
 // Dead returns the id that ended last (fired, removed, or the last one a
 // Clear removed; 0 if none) and whether a Clear came after it ended.
 func (h *Harness) Dead() (id int, stale bool) { return h.dead, h.stale }
 
-// none stands for the answer of an optional query that has none.
+// obs holds the answers of the structure-wide queries; none stands for the
+// answer of an optional query that has none.
+type obs [9]int64
+
 const none = int64(-1 << 63)
 
 func opt(v int64, ok bool) int64 {

@@ -43,39 +43,20 @@ var QueueKind = &Kind{Name: "queue", thing: "element", verb: "removed", liveOdds
 		{"Clear", 1, "", kClear},
 	}, errs: []error{priorityqueue.ErrKeyOutOfRange, priorityqueue.ErrInvalidAlarm}}
 
-// queueAPI is what a queue and its model have in common: H is the handle, F
-// what a removal handler receives.
-type queueAPI[H, F any] interface {
-	Len() int
-	IsEmpty() bool
-	MinAllowedKey() int64
-	MaxAllowedKey() int64
-	Add(key int64, v int) (H, error)
-	Remove(a H) error
-	Change(a H, key int64) error
-	Mem(a H) bool
-	Key(a H) (int64, error)
-	Value(a H) (int, error)
-	MinElt() (H, bool)
-	MinKey() (int64, bool)
-	IncreaseMinAllowedKey(key int64, removed func(F)) error
-	Clear()
-}
+// queueImpl is the implementation's side of a queue harness.
+type queueImpl struct{ q Queue }
 
-type queueSide[H comparable, F any] struct {
-	q    queueAPI[H, F]
-	conv func(func(H)) func(F)
-}
+func (s queueImpl) add(op Op, id int) (alarm.Alarm, error) { return s.q.Add(op.At, id) }
+func (s queueImpl) move(op Op, a alarm.Alarm) error        { return s.q.Change(a, op.At) }
+func (s queueImpl) remove(a alarm.Alarm) error             { return s.q.Remove(a) }
+func (s queueImpl) clear()                                 { s.q.Clear() }
+func (s queueImpl) shrink()                                { s.q.Shrink() }
+func (s queueImpl) mem(a alarm.Alarm) bool                 { return s.q.Mem(a) }
+func (s queueImpl) value(a alarm.Alarm) (int, error)       { return s.q.Value(a) }
+func (s queueImpl) at(a alarm.Alarm) (int64, error)        { return s.q.Key(a) }
+func (s queueImpl) base() int64                            { return s.q.MinAllowedKey() }
 
-func (s queueSide[H, F]) add(op Op, id int) (H, error) { return s.q.Add(op.At, id) }
-func (s queueSide[H, F]) move(op Op, a H) error        { return s.q.Change(a, op.At) }
-func (s queueSide[H, F]) remove(a H) error             { return s.q.Remove(a) }
-func (s queueSide[H, F]) clear()                       { s.q.Clear() }
-func (s queueSide[H, F]) mem(a H) bool                 { return s.q.Mem(a) }
-func (s queueSide[H, F]) value(a H) (int, error)       { return s.q.Value(a) }
-func (s queueSide[H, F]) at(a H) (int64, error)        { return s.q.Key(a) }
-func (s queueSide[H, F]) base() int64                  { return s.q.MinAllowedKey() }
-func (s queueSide[H, F]) observeOne(a H) view {
+func (s queueImpl) observeOne(a alarm.Alarm) view {
 	v := view{Mem: s.q.Mem(a)}
 	k, err := s.q.Key(a)
 	v.set(0, k, err)
@@ -84,21 +65,15 @@ func (s queueSide[H, F]) observeOne(a H) view {
 	return v
 }
 
-func (s queueSide[H, F]) fire(op Op, handler func(H)) (string, error) {
-	var f func(F)
+func (s queueImpl) fire(op Op, handler func(alarm.Alarm)) (string, error) {
+	var f func(priorityqueue.Element[int])
 	if handler != nil {
-		f = s.conv(handler)
+		f = func(e priorityqueue.Element[int]) { handler(e.Alarm) }
 	}
 	return "", s.q.IncreaseMinAllowedKey(op.At, f)
 }
 
-func (s queueSide[H, F]) shrink() {
-	if q, ok := s.q.(interface{ Shrink() }); ok {
-		q.Shrink()
-	}
-}
-
-func (s queueSide[H, F]) observe() []int64 {
+func (s queueImpl) observe() obs {
 	q := s.q
 	minElt := none
 	if a, ok := q.MinElt(); ok {
@@ -106,13 +81,22 @@ func (s queueSide[H, F]) observe() []int64 {
 		minElt = opt(int64(x), err == nil)
 	}
 	k, ok := q.MinKey()
-	return []int64{int64(q.Len()), opt(0, !q.IsEmpty()), q.MinAllowedKey(), q.MaxAllowedKey(), minElt, opt(k, ok)}
+	return obs{int64(q.Len()), opt(0, !q.IsEmpty()), q.MinAllowedKey(), q.MaxAllowedKey(), minElt, opt(k, ok)}
 }
 
 // queueSys is a harness's queue and model.
 type queueSys struct {
-	q Queue
-	m *QueueModel[int]
+	lb       levelbits.LevelBits
+	capacity int
+	factory  QueueFactory
+	q        Queue
+	m        *QueueModel
+}
+
+func (s *queueSys) restart() (*Harness, error) { return NewQueue(s.lb, s.capacity, s.factory) }
+
+func (s *queueSys) header() string {
+	return fmt.Sprintf("queue bits=%s capacity=%d", joinInts(s.lb.Bits()), s.capacity)
 }
 
 // NewQueue starts a harness on the queue factory makes (nil:
@@ -124,14 +108,8 @@ func NewQueue(lb levelbits.LevelBits, capacity int, factory QueueFactory) (*Harn
 	} else {
 		q = priorityqueue.New[int](lb, capacity)
 	}
-	m := NewQueueModel[int](lb)
-	return newHarness(QueueKind, &queueSys{q, m},
-		queueSide[alarm.Alarm, priorityqueue.Element[int]]{q, func(f func(alarm.Alarm)) func(priorityqueue.Element[int]) {
-			return func(e priorityqueue.Element[int]) { f(e.Alarm) }
-		}},
-		queueSide[ModelAlarm, ModelAlarm]{m, func(f func(ModelAlarm)) func(ModelAlarm) { return f }},
-		fmt.Sprintf("queue bits=%s capacity=%d", joinInts(lb.Bits()), capacity),
-		func() (*Harness, error) { return NewQueue(lb, capacity, factory) })
+	m := &QueueModel{bits: lb.Bits()}
+	return newHarness(QueueKind, &queueSys{lb, capacity, factory, q, m}, queueImpl{q}, m)
 }
 
 func newQueueFromHeader(kv map[string]string, factory QueueFactory) (*Harness, error) {
@@ -198,7 +176,7 @@ func (s *queueSys) gen(h *Harness, src Source, op *Op, noPanic bool) {
 // minimums sit on different levels), or anywhere in the first 2^20 keys of
 // the range.
 func (s *queueSys) genKey(src Source, label string) int64 {
-	lo, hi := s.m.MinAllowedKey(), s.m.MaxAllowedKey()
+	lo, hi := s.m.min, s.m.maxAllowedKey()
 	switch src.Intn(label+"Kind", 9) {
 	case 0:
 		return lo
@@ -211,7 +189,7 @@ func (s *queueSys) genKey(src Source, label string) int64 {
 	case 4, 5:
 		return lo + src.Int64Range(label+"Near", 0, 12)
 	case 6:
-		if n := s.m.Len(); n > 0 {
+		if n := len(s.m.elts); n > 0 {
 			return s.m.elts[src.Intn(label+"InUse", n)].key
 		}
 		return lo
@@ -223,7 +201,7 @@ func (s *queueSys) genKey(src Source, label string) int64 {
 // top of the key space and one past it, backwards, to just past the smallest
 // key, or to MaxAllowedKey.
 func (s *queueSys) genIncrease(src Source) int64 {
-	cur := s.m.MinAllowedKey()
+	cur := s.m.min
 	switch src.Intn("incKind", 9) {
 	case 0:
 		return cur + 1
@@ -241,10 +219,10 @@ func (s *queueSys) genIncrease(src Source) int64 {
 		if src.Intn("pastTop", 4) == 0 {
 			return priorityqueue.MaxKey + 1
 		}
-		return s.m.MaxAllowedKey() + src.Int64Range("pastMax", 0, 1)
+		return s.m.maxAllowedKey() + src.Int64Range("pastMax", 0, 1)
 	}
-	if mk, ok := s.m.MinKey(); ok {
-		return mk + src.Int64Range("nearMin", 0, 3)
+	if len(s.m.elts) > 0 {
+		return s.m.elts[0].key + src.Int64Range("nearMin", 0, 3)
 	}
 	return cur + 1
 }

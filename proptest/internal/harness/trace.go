@@ -19,6 +19,9 @@ const (
 	ActShrink     = "shrink"     // call Shrink (the model does nothing): records move under the running call
 )
 
+// actions are the handler actions, in the order genScript draws them.
+var actions = []string{ActAdd, ActRemove, ActReschedule, ActPanic, ActNil, ActShrink}
+
 // Script is what the handler of a firing call does, the same on the
 // implementation and on the model: at its Call-th invocation (1-based) it
 // performs Action once. With ActNil the implementation gets a nil handler
@@ -206,7 +209,7 @@ func parseScript(s string) (Script, error) {
 	if err1 != nil || err2 != nil || err3 != nil {
 		return Script{}, fmt.Errorf("handler %q: bad number", s)
 	}
-	if !slices.Contains([]string{ActAdd, ActRemove, ActReschedule, ActPanic, ActNil, ActShrink}, p[1]) {
+	if !slices.Contains(actions, p[1]) {
 		return Script{}, fmt.Errorf("handler %q: unknown action %q", s, p[1])
 	}
 	return Script{Call: call, Action: p[1], Offset: off, Target: target}, nil

@@ -63,60 +63,31 @@ var WheelKind = &Kind{Name: "wheel", thing: "alarm", verb: "fired", liveOdds: 6,
 	}, errs: []error{timingwheel.ErrTimeOutOfRange, timingwheel.ErrIntervalNumOutOfRange, timingwheel.ErrTooFarInFuture,
 		timingwheel.ErrBeforeCurrentInterval, timingwheel.ErrInvalidAlarm, timingwheel.ErrNonPositiveLimit}}
 
-// wheelAPI is what a wheel and its model have in common: H is the handle,
-// F what a handler receives.
-type wheelAPI[H, F any] interface {
-	Now() time.Time
-	Len() int
-	IsEmpty() bool
-	NowIntervalNum() int64
-	MaxAllowedAlarmTime() time.Time
-	Add(at time.Time, v int) (H, error)
-	AddAtIntervalNum(n int64, v int) (H, error)
-	Mem(a H) bool
-	Remove(a H) error
-	Reschedule(a H, at time.Time) error
-	RescheduleAtIntervalNum(a H, n int64) error
-	Clear()
-	AlarmAt(a H) (time.Time, error)
-	AlarmIntervalNum(a H) (int64, error)
-	AlarmValue(a H) (int, error)
-	AdvanceClock(to time.Time, fired func(F)) error
-	AdvanceClockLimit(to time.Time, limit int, fired func(F)) (int, bool, error)
-	FirePastAlarms(fired func(F))
-	AdvanceClockStopAtNextAlarm(to time.Time, fired func(F)) error
-	NextAlarmFiresAt() (time.Time, bool)
-	MinAlarmIntervalNum() (int64, bool)
-	MinAlarmTimeInMinInterval() (time.Time, bool)
-	MaxAlarmTimeInMinInterval() (time.Time, bool)
-}
+func ns2t(ns int64) time.Time { return time.Unix(0, ns).UTC() }
 
-type wheelSide[H comparable, F any] struct {
-	w    wheelAPI[H, F]
-	conv func(func(H)) func(F) // a handler of handles as the side's handler
-}
+// wheelImpl is the implementation's side of a wheel harness.
+type wheelImpl struct{ w Wheel }
 
-func (s wheelSide[H, F]) add(op Op, id int) (H, error) {
+func (s wheelImpl) add(op Op, id int) (alarm.Alarm, error) {
 	if op.Name == "AddAtIntervalNum" {
 		return s.w.AddAtIntervalNum(op.Interval, id)
 	}
 	return s.w.Add(ns2t(op.At), id)
 }
 
-func (s wheelSide[H, F]) move(op Op, a H) error {
+func (s wheelImpl) move(op Op, a alarm.Alarm) error {
 	if op.Name == "RescheduleAtIntervalNum" {
 		return s.w.RescheduleAtIntervalNum(a, op.Interval)
 	}
 	return s.w.Reschedule(a, ns2t(op.At))
 }
 
-func (s wheelSide[H, F]) fire(op Op, handler func(H)) (string, error) {
-	var f func(F)
+func (s wheelImpl) fire(op Op, handler func(alarm.Alarm)) (string, error) {
+	var f func(timingwheel.Fired[int])
 	if handler != nil {
-		f = s.conv(handler)
+		f = func(ev timingwheel.Fired[int]) { handler(ev.Alarm) }
 	}
-	to := ns2t(op.At)
-	switch op.Name {
+	switch to := ns2t(op.At); op.Name {
 	case "AdvanceClock":
 		return "", s.w.AdvanceClock(to, f)
 	case "AdvanceClockLimit":
@@ -125,40 +96,35 @@ func (s wheelSide[H, F]) fire(op Op, handler func(H)) (string, error) {
 	case "FirePastAlarms":
 		s.w.FirePastAlarms(f)
 		return "", nil
+	default:
+		return "", s.w.AdvanceClockStopAtNextAlarm(to, f)
 	}
-	return "", s.w.AdvanceClockStopAtNextAlarm(to, f)
 }
 
-func (s wheelSide[H, F]) remove(a H) error { return s.w.Remove(a) }
-func (s wheelSide[H, F]) clear()           { s.w.Clear() }
-func (s wheelSide[H, F]) mem(a H) bool     { return s.w.Mem(a) }
-func (s wheelSide[H, F]) base() int64      { return s.w.Now().UnixNano() }
+func (s wheelImpl) remove(a alarm.Alarm) error       { return s.w.Remove(a) }
+func (s wheelImpl) clear()                           { s.w.Clear() }
+func (s wheelImpl) shrink()                          { s.w.Shrink() }
+func (s wheelImpl) mem(a alarm.Alarm) bool           { return s.w.Mem(a) }
+func (s wheelImpl) base() int64                      { return s.w.Now().UnixNano() }
+func (s wheelImpl) value(a alarm.Alarm) (int, error) { return s.w.AlarmValue(a) }
 
-func (s wheelSide[H, F]) value(a H) (int, error) { return s.w.AlarmValue(a) }
-
-func (s wheelSide[H, F]) at(a H) (int64, error) {
+func (s wheelImpl) at(a alarm.Alarm) (int64, error) {
 	t, err := s.w.AlarmAt(a)
 	return t.UnixNano(), err
 }
 
-func (s wheelSide[H, F]) shrink() {
-	if w, ok := s.w.(interface{ Shrink() }); ok {
-		w.Shrink()
-	}
-}
-
-func (s wheelSide[H, F]) observe() []int64 {
+func (s wheelImpl) observe() obs {
 	w := s.w
 	next, nok := w.NextAlarmFiresAt()
 	k, kok := w.MinAlarmIntervalNum()
 	lo, look := w.MinAlarmTimeInMinInterval()
 	hi, hok := w.MaxAlarmTimeInMinInterval()
-	return []int64{int64(w.Len()), opt(0, !w.IsEmpty()), w.Now().UnixNano(), w.NowIntervalNum(),
+	return obs{int64(w.Len()), opt(0, !w.IsEmpty()), w.Now().UnixNano(), w.NowIntervalNum(),
 		w.MaxAllowedAlarmTime().UnixNano(), opt(next.UnixNano(), nok), opt(k, kok), opt(lo.UnixNano(), look),
 		opt(hi.UnixNano(), hok)}
 }
 
-func (s wheelSide[H, F]) observeOne(a H) view {
+func (s wheelImpl) observeOne(a alarm.Alarm) view {
 	v := view{Mem: s.w.Mem(a)}
 	at, err := s.at(a)
 	v.set(0, at, err)
@@ -171,36 +137,38 @@ func (s wheelSide[H, F]) observeOne(a H) view {
 
 // wheelSys is a harness's wheel and model.
 type wheelSys struct {
-	cfg config.Config
-	w   Wheel
-	m   *Model[int]
+	cfg     config.Config
+	start   time.Time
+	factory WheelFactory
+	w       Wheel
+	m       *Model
+}
+
+func (s *wheelSys) restart() (*Harness, error) { return NewWheel(s.cfg, s.start, s.factory) }
+
+func (s *wheelSys) header() string {
+	return fmt.Sprintf("wheel precision=%d bits=%s capacity=%d overflow=%v start=%d", s.cfg.Precision().Log2(),
+		joinInts(s.cfg.LevelBits().Bits()), s.cfg.Capacity(), s.cfg.Overflow(), s.start.UnixNano())
 }
 
 // NewWheel starts a harness on the wheel factory makes (nil:
 // timingwheel.NewWithConfig[int]) and a Model.
 func NewWheel(cfg config.Config, start time.Time, factory WheelFactory) (*Harness, error) {
-	mk := factory
-	if mk == nil {
-		mk = func(cfg config.Config, start time.Time) (Wheel, error) {
-			return timingwheel.NewWithConfig[int](cfg, start)
-		}
+	var w Wheel
+	var err error
+	if factory != nil {
+		w, err = factory(cfg, start)
+	} else {
+		w, err = timingwheel.NewWithConfig[int](cfg, start)
 	}
-	w, err := mk(cfg, start)
-	m, merr := NewModel[int](cfg, start)
+	m, merr := newModel(cfg, start.UnixNano())
 	if (err == nil) != (merr == nil) || err != nil && !errors.Is(err, timingwheel.ErrTimeOutOfRange) {
 		return nil, fmt.Errorf("New(%v, %d): wheel error %v, model error %v", cfg, start.UnixNano(), err, merr)
 	}
 	if err != nil {
 		return nil, err
 	}
-	head := fmt.Sprintf("wheel precision=%d bits=%s capacity=%d overflow=%v start=%d", cfg.Precision().Log2(),
-		joinInts(cfg.LevelBits().Bits()), cfg.Capacity(), cfg.Overflow(), start.UnixNano())
-	return newHarness(WheelKind, &wheelSys{cfg, w, m},
-		wheelSide[alarm.Alarm, timingwheel.Fired[int]]{w, func(f func(alarm.Alarm)) func(timingwheel.Fired[int]) {
-			return func(ev timingwheel.Fired[int]) { f(ev.Alarm) }
-		}},
-		wheelSide[ModelAlarm, ModelAlarm]{m, func(f func(ModelAlarm)) func(ModelAlarm) { return f }},
-		head, func() (*Harness, error) { return NewWheel(cfg, start, factory) })
+	return newHarness(WheelKind, &wheelSys{cfg, start, factory, w, m}, wheelImpl{w}, m)
 }
 
 // newWheelFromHeader starts a harness for a wheel trace's header.
@@ -229,42 +197,36 @@ func newWheelFromHeader(kv map[string]string, factory WheelFactory) (*Harness, e
 	return NewWheel(cfg, ns2t(start), factory)
 }
 
-// DrawWheel starts a harness on a config drawn from cfgs (or RandomConfig
-// when cfgs is empty) and a drawn start time.
+// DrawWheel starts a harness on a config drawn from cfgs, or when cfgs is
+// empty: a precision of 2^0 to 2^46 ns; tiny level bits ([1], [2], [1 1],
+// [2 1], [1 1 1], [3 2], random small ones: levels turn over fast) or the
+// default; overflow levels in a quarter of the configs. Then a start time.
 func DrawWheel(src Source, cfgs []config.Config, factory WheelFactory) (*Harness, error) {
 	var cfg config.Config
-	var err error
 	if len(cfgs) > 0 {
 		cfg = cfgs[src.Intn("config", len(cfgs))]
-	} else if cfg, err = RandomConfig(src); err != nil {
-		return nil, err
-	}
-	return NewWheel(cfg, genStart(src), factory)
-}
-
-// RandomConfig draws a wheel config: a precision of 2^0 to 2^46 ns, level
-// bits that are either tiny ([1], [2], [1 1], [2 1], [1 1 1], [3 2], random
-// small ones, so that levels turn over fast) or the default, and overflow on
-// in a quarter of the configs.
-func RandomConfig(src Source) (config.Config, error) {
-	precisions := []int{0, 0, 0, 1, 2, 3, 10, 20, 30, 46}
-	p := config.AlarmPrecision(precisions[src.Intn("precision", len(precisions))])
-	bits := [][]int{{1}, {2}, {1, 1}, {2, 1}, {1, 1, 1}, {3, 2}, levelbits.Default().Bits(), nil, nil}[src.Intn("levelbits", 9)]
-	if bits == nil {
-		n := 1 + src.Intn("numLevels", 4)
-		for i := range n {
-			bits = append(bits, 1+src.Intn(fmt.Sprintf("bits%d", i), 3))
+	} else {
+		precisions := []int{0, 0, 0, 1, 2, 3, 10, 20, 30, 46}
+		p := config.AlarmPrecision(precisions[src.Intn("precision", len(precisions))])
+		bits := [][]int{{1}, {2}, {1, 1}, {2, 1}, {1, 1, 1}, {3, 2}, levelbits.Default().Bits(), nil, nil}[src.Intn("levelbits", 9)]
+		if bits == nil {
+			for i := range 1 + src.Intn("numLevels", 4) {
+				bits = append(bits, 1+src.Intn(fmt.Sprintf("bits%d", i), 3))
+			}
+		}
+		lb, err := levelbits.New(bits...)
+		if err != nil {
+			return nil, fmt.Errorf("level bits %v: %w", bits, err)
+		}
+		opts := []config.Option{config.WithLevelBits(lb), config.WithCapacity(src.Intn("capacity", 5))}
+		if src.Intn("overflow", 4) == 0 {
+			opts = append(opts, config.WithOverflow())
+		}
+		if cfg, err = config.New(p, opts...); err != nil {
+			return nil, err
 		}
 	}
-	lb, err := levelbits.New(bits...)
-	if err != nil {
-		return config.Config{}, fmt.Errorf("level bits %v: %w", bits, err)
-	}
-	opts := []config.Option{config.WithLevelBits(lb), config.WithCapacity(src.Intn("capacity", 5))}
-	if src.Intn("overflow", 4) == 0 {
-		opts = append(opts, config.WithOverflow())
-	}
-	return config.New(p, opts...)
+	return NewWheel(cfg, genStart(src), factory)
 }
 
 // genStart draws a start time: the epoch, near MaxTime, or anywhere in the
@@ -288,7 +250,7 @@ func (s *wheelSys) gen(h *Harness, src Source, op *Op, noPanic bool) {
 		if src.Intn("intervalFar", 6) == 0 {
 			op.Interval = m.maxAllowedKey() + src.Int64Range("intervalEdge", -1, 1)
 		} else {
-			op.Interval = m.NowIntervalNum() + src.Int64Range("intervalDelta", -2, 40)
+			op.Interval = m.interval() + src.Int64Range("intervalDelta", -2, 40)
 		}
 	case "Remove":
 		op.ID = h.pick(src, "remove")
@@ -297,7 +259,7 @@ func (s *wheelSys) gen(h *Harness, src Source, op *Op, noPanic bool) {
 		op.At = s.genTime(src, "reschedAt")
 	case "RescheduleAtIntervalNum":
 		op.ID = h.pick(src, "reschedN")
-		op.Interval = m.NowIntervalNum() + src.Int64Range("reschedDelta", -1, 20)
+		op.Interval = m.interval() + src.Int64Range("reschedDelta", -1, 20)
 	case "AdvanceClock", "AdvanceClockStopAtNextAlarm":
 		op.At = s.genAdvance(src, "to")
 		op.Script = h.genScript(src, noPanic, 0, 8<<m.shift)
@@ -316,7 +278,7 @@ func (s *wheelSys) gen(h *Harness, src Source, op *Op, noPanic bool) {
 func (s *wheelSys) genTime(src Source, label string) int64 {
 	now, prec := s.m.now, int64(1)<<s.m.shift
 	intervalStart := now / prec * prec
-	maxAllowed := s.m.MaxAllowedAlarmTime().UnixNano()
+	maxAllowed := s.m.MaxAllowedAlarmTime()
 	switch src.Intn(label+"Kind", 10) {
 	case 0:
 		return intervalStart - src.Int64Range(label+"Before", 1, 3)
@@ -351,7 +313,7 @@ func (s *wheelSys) genAdvance(src Source, label string) int64 {
 	case 5:
 		ns = now + 1
 		if nx, ok := s.m.NextAlarmFiresAt(); ok {
-			ns = nx.UnixNano() + src.Int64Range(label+"Next", -1, 1)
+			ns = nx + src.Int64Range(label+"Next", -1, 1)
 		}
 	default:
 		ns = now + src.Int64Range(label+"Medium", 0, 64*prec)
@@ -369,7 +331,7 @@ func (s *wheelSys) firedCheck(op Op) func(id int, at int64) error {
 	strict := op.Name == "AdvanceClock" || op.Name == "AdvanceClockLimit"
 	leftover := map[int]bool{}
 	for _, ma := range s.m.due {
-		if v, err := s.m.AlarmValue(ma); err == nil {
+		if v, err := s.m.value(ma); err == nil {
 			leftover[v] = true
 		}
 	}
@@ -400,14 +362,14 @@ func (s *wheelSys) check(h *Harness) error {
 }
 
 // Wheel returns the wheel and the model of a harness NewWheel started.
-func (h *Harness) Wheel() (Wheel, *Model[int]) {
+func (h *Harness) Wheel() (Wheel, *Model) {
 	s := h.sys.(*wheelSys)
 	return s.w, s.m
 }
 
 // Latest returns the live id with the latest time, the last added or
-// rescheduled among equals; 0 if none.
-func (h *Harness) Latest() int {
+// rescheduled among equals, and its time; 0 if none.
+func (h *Harness) Latest() (id int, at int64) {
 	m := h.sys.(*wheelSys).m
 	best := -1
 	for i, e := range m.alarms {
@@ -416,7 +378,7 @@ func (h *Harness) Latest() int {
 		}
 	}
 	if best < 0 {
-		return 0
+		return 0, 0
 	}
-	return m.alarms[best].v
+	return m.alarms[best].v, m.alarms[best].at
 }
