@@ -1,79 +1,18 @@
 package simclock
 
 import (
-	"container/heap"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/gotimingwheel/timingwheel/cmd/twsim/heaps"
 )
 
-// heapClock is the baseline: the same AfterFunc/Stop/Advance semantics (time
-// order, FIFO ties, callbacks unlocked on the advancing goroutine, each seeing
-// its own time) on container/heap, the way Go simulators usually do it.
-type heapClock struct {
-	mu  sync.Mutex
-	now int64
-	seq int64
-	h   heapTimers
-}
-
-type heapTimer struct {
-	at, seq int64
-	index   int
-	f       func()
-}
-
-type heapTimers []*heapTimer
-
-func (h heapTimers) Len() int { return len(h) }
-func (h heapTimers) Less(i, j int) bool {
-	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].seq < h[j].seq
-}
-func (h heapTimers) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].index = i; h[j].index = j }
-func (h *heapTimers) Push(x any)   { t := x.(*heapTimer); t.index = len(*h); *h = append(*h, t) }
-func (h *heapTimers) Pop() any {
-	old := *h
-	t := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	t.index = -1
-	return t
-}
-
-func (c *heapClock) AfterFunc(d time.Duration, f func()) *heapTimer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.seq++
-	t := &heapTimer{at: c.now + max(int64(d), 0), seq: c.seq, f: f}
-	heap.Push(&c.h, t)
-	return t
-}
-
-func (c *heapClock) Stop(t *heapTimer) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if t.index < 0 {
-		return false
-	}
-	heap.Remove(&c.h, t.index)
-	return true
-}
-
-func (c *heapClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	target := c.now + int64(d)
-	for len(c.h) > 0 && c.h[0].at <= target {
-		t := heap.Pop(&c.h).(*heapTimer)
-		c.now = t.at
-		c.mu.Unlock()
-		t.f()
-		c.mu.Lock()
-	}
-	c.now = target
-	c.mu.Unlock()
-}
+// The baseline is the container/heap clock of the main job
+// (cmd/twsim/heaps.Clock): the same AfterFunc/Stop/Advance semantics (time
+// order, FIFO ties, callbacks unlocked on the advancing goroutine, each
+// seeing its own time), the way Go simulators usually do it.
 
 // delays returns n random delays below one simulated second, the same for
 // every run.
@@ -109,7 +48,7 @@ func BenchmarkAfterFuncAdvance(b *testing.B) {
 		b.Run(fmt.Sprintf("heap/n=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
-				c := &heapClock{}
+				c := heaps.NewClock(t0)
 				for _, d := range ds {
 					c.AfterFunc(d, f)
 				}
@@ -131,7 +70,7 @@ func BenchmarkAfterFuncAdvance(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/timer")
 		})
 		b.Run(fmt.Sprintf("heap-reused/n=%d", n), func(b *testing.B) {
-			c := &heapClock{}
+			c := heaps.NewClock(t0)
 			b.ReportAllocs()
 			for range b.N {
 				for _, d := range ds {
@@ -170,14 +109,14 @@ func BenchmarkStopBeforeFire(b *testing.B) {
 	})
 	b.Run("heap", func(b *testing.B) {
 		b.ReportAllocs()
-		ts := make([]*heapTimer, n)
+		ts := make([]*heaps.ClockTimer, n)
 		for range b.N {
-			c := &heapClock{}
+			c := heaps.NewClock(t0)
 			for i, d := range ds {
 				ts[i] = c.AfterFunc(d, f)
 			}
 			for _, t := range ts {
-				c.Stop(t)
+				t.Stop()
 			}
 			c.Advance(time.Second)
 		}
@@ -206,7 +145,7 @@ func BenchmarkSteadyState(b *testing.B) {
 			}
 		})
 		b.Run(fmt.Sprintf("heap/n=%d", n), func(b *testing.B) {
-			c := &heapClock{}
+			c := heaps.NewClock(t0)
 			i := 0
 			var f func()
 			f = func() { i++; c.AfterFunc(ds[i%n], f) }
@@ -216,10 +155,7 @@ func BenchmarkSteadyState(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				c.mu.Lock()
-				next := c.h[0].at - c.now
-				c.mu.Unlock()
-				c.Advance(time.Duration(next))
+				c.Step()
 			}
 		})
 	}
