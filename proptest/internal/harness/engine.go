@@ -471,7 +471,7 @@ func (h *Harness) Dead() (id int, stale bool) { return h.dead, h.stale }
 
 // obs holds the answers of the structure-wide queries; none stands for the
 // answer of an optional query that has none.
-type obs [9]int64
+type obs [10]int64
 
 const none = int64(-1 << 63)
 

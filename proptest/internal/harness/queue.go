@@ -61,7 +61,7 @@ func (s queueImpl) observeOne(a alarm.Alarm) view {
 	k, err := s.q.Key(a)
 	v.set(0, k, err)
 	x, err := s.q.Value(a)
-	v.set(1, int64(x), err)
+	v.set(2, int64(x), err)
 	return v
 }
 
@@ -90,7 +90,7 @@ type queueSys struct {
 	capacity int
 	factory  QueueFactory
 	q        Queue
-	m        *QueueModel
+	m        *Model
 }
 
 func (s *queueSys) restart() (*Harness, error) { return NewQueue(s.lb, s.capacity, s.factory) }
@@ -100,7 +100,7 @@ func (s *queueSys) header() string {
 }
 
 // NewQueue starts a harness on the queue factory makes (nil:
-// priorityqueue.New[int]) and a QueueModel.
+// priorityqueue.New[int]) and a queue Model.
 func NewQueue(lb levelbits.LevelBits, capacity int, factory QueueFactory) (*Harness, error) {
 	var q Queue
 	if factory != nil {
@@ -108,7 +108,7 @@ func NewQueue(lb levelbits.LevelBits, capacity int, factory QueueFactory) (*Harn
 	} else {
 		q = priorityqueue.New[int](lb, capacity)
 	}
-	m := &QueueModel{bits: lb.Bits()}
+	m := &Model{queue: true, bits: lb.Bits()}
 	return newHarness(QueueKind, &queueSys{lb, capacity, factory, q, m}, queueImpl{q}, m)
 }
 
@@ -176,7 +176,7 @@ func (s *queueSys) gen(h *Harness, src Source, op *Op, noPanic bool) {
 // minimums sit on different levels), or anywhere in the first 2^20 keys of
 // the range.
 func (s *queueSys) genKey(src Source, label string) int64 {
-	lo, hi := s.m.min, s.m.maxAllowedKey()
+	lo, hi, elts := s.m.now, s.m.maxAllowedKey(), s.m.byOrder()
 	switch src.Intn(label+"Kind", 9) {
 	case 0:
 		return lo
@@ -189,8 +189,8 @@ func (s *queueSys) genKey(src Source, label string) int64 {
 	case 4, 5:
 		return lo + src.Int64Range(label+"Near", 0, 12)
 	case 6:
-		if n := len(s.m.elts); n > 0 {
-			return s.m.elts[src.Intn(label+"InUse", n)].key
+		if n := len(elts); n > 0 {
+			return elts[src.Intn(label+"InUse", n)].at
 		}
 		return lo
 	}
@@ -201,7 +201,7 @@ func (s *queueSys) genKey(src Source, label string) int64 {
 // top of the key space and one past it, backwards, to just past the smallest
 // key, or to MaxAllowedKey.
 func (s *queueSys) genIncrease(src Source) int64 {
-	cur := s.m.min
+	cur := s.m.now
 	switch src.Intn("incKind", 9) {
 	case 0:
 		return cur + 1
@@ -221,8 +221,8 @@ func (s *queueSys) genIncrease(src Source) int64 {
 		}
 		return s.m.maxAllowedKey() + src.Int64Range("pastMax", 0, 1)
 	}
-	if len(s.m.elts) > 0 {
-		return s.m.elts[0].key + src.Int64Range("nearMin", 0, 3)
+	if elts := s.m.byOrder(); len(elts) > 0 {
+		return elts[0].at + src.Int64Range("nearMin", 0, 3)
 	}
 	return cur + 1
 }

@@ -17,8 +17,6 @@ import (
 // (a locked wheel, a wheel behind a simulated clock).
 type Wheel interface {
 	Now() time.Time
-	Start() time.Time
-	AlarmPrecision() time.Duration
 	Len() int
 	IsEmpty() bool
 	All() iter.Seq[alarm.Alarm]
@@ -53,7 +51,8 @@ type WheelFactory = func(cfg config.Config, start time.Time) (Wheel, error)
 
 // WheelKind describes the wheel's calls.
 var WheelKind = &Kind{Name: "wheel", thing: "alarm", verb: "fired", liveOdds: 6,
-	queries: []string{"Len", "IsEmpty (none: true)", "Now", "NowIntervalNum", "MaxAllowedAlarmTime", "NextAlarmFiresAt",
+	queries: []string{"Len", "IsEmpty (none: true)", "Now", "NowIntervalNum", "MaxAllowedAlarmTime",
+		"MaxAllowedAlarmIntervalNum", "NextAlarmFiresAt",
 		"MinAlarmIntervalNum", "MinAlarmTimeInMinInterval", "MaxAlarmTimeInMinInterval"},
 	oneQueries: "Mem, AlarmAt, AlarmIntervalNum, AlarmValue", ops: []opDef{
 		{"Add", 6, "ai", kAdd}, {"AddAtIntervalNum", 2, "ni", kAdd}, {"Remove", 2, "i", kRemove},
@@ -120,7 +119,7 @@ func (s wheelImpl) observe() obs {
 	lo, look := w.MinAlarmTimeInMinInterval()
 	hi, hok := w.MaxAlarmTimeInMinInterval()
 	return obs{int64(w.Len()), opt(0, !w.IsEmpty()), w.Now().UnixNano(), w.NowIntervalNum(),
-		w.MaxAllowedAlarmTime().UnixNano(), opt(next.UnixNano(), nok), opt(k, kok), opt(lo.UnixNano(), look),
+		w.MaxAllowedAlarmTime().UnixNano(), w.MaxAllowedAlarmIntervalNum(), opt(next.UnixNano(), nok), opt(k, kok), opt(lo.UnixNano(), look),
 		opt(hi.UnixNano(), hok)}
 }
 
