@@ -69,46 +69,54 @@ func newMachine(wd World, o Options) (*machine, error) {
 		user: 1 << min(bits.NumBits()+shift, 61)}, nil
 }
 
-// ops returns the operations offered in the current state. It depends only on
-// the number of live alarms, whether there is a dead handle and the world, all
-// of which the encoding holds.
-func (s *machine) ops() []op {
+// ops returns the operations offered in a state with n live alarms and a
+// dead handle or not: all they depend on besides the world, and all of it
+// in the encoding.
+func (s *machine) ops(n int, dead bool) []op {
 	var xs []op
-	n := len(s.Live())
-	if n < s.o.MaxLive {
-		xs = append(xs, op{name: "Add", t: tNow})
-		if s.prec > 1 {
-			xs = append(xs, op{name: "Add", t: tIntervalStart})
+	add := func(name string, h handler, ts ...target) {
+		for _, t := range ts {
+			xs = append(xs, op{name: name, t: t, h: h})
 		}
-		xs = append(xs, op{name: "Add", t: tNextInterval}, op{name: "Add", t: tLevel0Span},
-			op{name: "Add", t: tMaxAllowed}, op{name: "AddAtIntervalNum", t: tNextInterval})
+	}
+	if n < s.o.MaxLive {
+		add("Add", hNone, tNow)
+		if s.prec > 1 {
+			add("Add", hNone, tIntervalStart)
+		}
+		add("Add", hNone, tNextInterval, tLevel0Span, tMaxAllowed)
+		add("AddAtIntervalNum", hNone, tNextInterval)
 		if n > 0 {
 			// Same time as an alarm added earlier, maybe on another level:
 			// where the order of equal keys across levels is at stake.
-			xs = append(xs, op{name: "Add", t: tLatest})
+			add("Add", hNone, tLatest)
 		}
 	}
-	xs = append(xs, op{name: "Add", t: tBeforeInterval}, op{name: "Add", t: tBeyondMax},
-		op{name: "AddAtIntervalNum", t: tBeyondMax}, op{name: "AddAtIntervalNum", t: tPrevInterval})
+	add("Add", hNone, tBeforeInterval, tBeyondMax)
+	add("AddAtIntervalNum", hNone, tBeyondMax, tPrevInterval)
 	for i := range n {
 		xs = append(xs, op{name: "Remove", i: int8(i)}, op{name: "Reschedule", i: int8(i), t: tNow},
 			op{name: "Reschedule", i: int8(i), t: tLevel0Span})
 	}
-	if dead, _ := s.Dead(); dead != 0 {
+	if dead {
 		xs = append(xs, op{name: "Remove", i: -1}, op{name: "Reschedule", i: -1, t: tNow})
 	}
-	for _, t := range []target{tNow, tNowPlus1, tNextInterval, tLevel0Span, tNextAlarm, tNearEnd, tMaxTime} {
-		if t == tNowPlus1 && s.prec == 1 {
-			continue // the same as now+prec
-		}
-		xs = append(xs, op{name: "AdvanceClock", t: t})
+	add("AdvanceClock", hNone, tNow)
+	if s.prec > 1 {
+		add("AdvanceClock", hNone, tNowPlus1) // else the same as now+prec
 	}
-	return append(xs, op{name: "AdvanceClock", t: tNextAlarm, h: hPanic}, op{name: "AdvanceClock", t: tNextAlarm, h: hAdd},
-		op{name: "AdvanceClock", t: tNextAlarm, h: hRemove}, op{name: "AdvanceClock", t: tUserSpan, h: hPanic},
-		op{name: "AdvanceClockLimit", t: tUserSpan}, op{name: "AdvanceClockLimit", t: tMaxTime},
-		op{name: "FirePastAlarms"}, op{name: "FirePastAlarms", h: hPanic},
-		op{name: "AdvanceClockStopAtNextAlarm", t: tLevel0Span}, op{name: "AdvanceClockStopAtNextAlarm", t: tMaxTime},
-		op{name: "Clear"}, op{name: "Shrink"})
+	add("AdvanceClock", hNone, tNextInterval, tLevel0Span, tNextAlarm, tNearEnd, tMaxTime)
+	for _, h := range []handler{hPanic, hAdd, hRemove} {
+		add("AdvanceClock", h, tNextAlarm)
+	}
+	add("AdvanceClock", hPanic, tUserSpan)
+	add("AdvanceClockLimit", hNone, tUserSpan, tMaxTime)
+	add("FirePastAlarms", hNone, tNow)
+	add("FirePastAlarms", hPanic, tNow)
+	add("AdvanceClockStopAtNextAlarm", hNone, tLevel0Span, tMaxTime)
+	add("Clear", hNone, tNow)
+	add("Shrink", hNone, tNow)
+	return xs
 }
 
 const maxTimeNs = int64(1)<<62 - 1
