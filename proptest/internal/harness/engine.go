@@ -29,10 +29,10 @@ type side[H comparable] interface {
 	shrink() // the model does nothing
 	mem(a H) bool
 	value(a H) (int, error)
-	at(a H) (int64, error) // time or key
-	base() int64           // what a Script's Offset counts from: Now, or MinAllowedKey
-	observe() obs          // the structure-wide queries, in the order of Kind.queries
-	observeOne(a H) view   // the queries about one handle
+	at(a H) (int64, error)         // time or key
+	intervalOf(a H) (int64, error) // interval number, or key again
+	base() int64                   // what a Script's Offset counts from: Now, or MinAllowedKey
+	observe() obs                  // the structure-wide queries, in the order of Kind.queries
 }
 
 // system is the part of a harness that knows its structure.
@@ -40,8 +40,6 @@ type system interface {
 	gen(h *Harness, src Source, op *Op, noPanic bool) // draws op's arguments from the model's state
 	firedCheck(op Op) func(id int, at int64) error    // checks each alarm the implementation fires
 	check(h *Harness) error                           // the implementation's own checks: Invariant, All, ...
-	header() string
-	restart() (*Harness, error)
 }
 
 // entry is an id ever added, with its handles on both sides.
@@ -64,26 +62,23 @@ type Harness struct {
 	ops   []Op
 	// Quiet skips the comparison after each call (exhaustive replays a path
 	// it checked before); a call's own results are still compared.
-	Quiet bool
-	dead  int  // the id that ended last
-	stale bool // a Clear came after dead ended
-}
-
-func newHarness(k *Kind, sys system, impl side[alarm.Alarm], model side[ModelAlarm]) (*Harness, error) {
-	h := &Harness{k: k, sys: sys, impl: impl, model: model}
-	return h, h.compare()
+	Quiet   bool
+	dead    int  // the id that ended last
+	stale   bool // a Clear came after dead ended
+	header  string
+	restart func() (*Harness, error)
 }
 
 // Kind returns the structure the harness drives.
 func (h *Harness) Kind() *Kind { return h.k }
 
 // Restart returns a new harness with the same header and no calls.
-func (h *Harness) Restart() (*Harness, error) { return h.sys.restart() }
+func (h *Harness) Restart() (*Harness, error) { return h.restart() }
 
 // Trace returns the text form of the calls run so far, which Replay runs.
 func (h *Harness) Trace() string {
 	var b strings.Builder
-	b.WriteString(h.sys.header() + "\n")
+	b.WriteString(h.header + "\n")
 	for _, op := range h.ops {
 		b.WriteString(h.k.Format(op) + "\n")
 	}
@@ -377,7 +372,7 @@ func (h *Harness) compare() error {
 		}
 	}
 	for _, e := range h.ents {
-		if g, w := h.impl.observeOne(e.real), h.model.observeOne(e.mod); g != w {
+		if g, w := observeOne(h.impl, e.real), observeOne(h.model, e.mod); g != w {
 			return fmt.Errorf("%s %d: %s %+v, model %+v", h.k.thing, e.id, h.k.oneQueries, g, w)
 		}
 	}
@@ -462,9 +457,6 @@ func (h *Harness) Live() []int { return h.ids(true) }
 // Handle returns the implementation's handle of id.
 func (h *Harness) Handle(id int) alarm.Alarm { a, _ := h.handles(id); return a }
 
-// ModelHandle returns the model's handle of id.
-func (h *Harness) ModelHandle(id int) ModelAlarm { _, ma := h.handles(id); return ma }
-
 // Dead returns the id that ended last (fired, removed, or the last one a
 // Clear removed; 0 if none) and whether a Clear came after it ended.
 func (h *Harness) Dead() (id int, stale bool) { return h.dead, h.stale }
@@ -495,6 +487,18 @@ type view struct {
 	Mem  bool
 	Vals [3]int64
 	Errs [3]uint
+}
+
+// observeOne asks s the queries about a.
+func observeOne[H comparable](s side[H], a H) view {
+	v := view{Mem: s.mem(a)}
+	at, err := s.at(a)
+	v.set(0, at, err)
+	n, err := s.intervalOf(a)
+	v.set(1, n, err)
+	x, err := s.value(a)
+	v.set(2, int64(x), err)
+	return v
 }
 
 func (v *view) set(i int, x int64, err error) {

@@ -201,15 +201,9 @@ func (m *Model) at(a ModelAlarm) (int64, error) {
 	return e.at, err
 }
 
-func (m *Model) observeOne(a ModelAlarm) view {
+func (m *Model) intervalOf(a ModelAlarm) (int64, error) {
 	e, err := m.lookup(a)
-	v := view{Mem: m.mem(a)}
-	v.set(0, e.at, err)
-	if !m.queue {
-		v.set(1, e.at>>m.shift, err)
-	}
-	v.set(2, int64(e.v), err)
-	return v
+	return e.at >> m.shift, err
 }
 
 // NextAlarmFiresAt returns the start of the interval after the smallest

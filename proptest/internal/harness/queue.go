@@ -56,14 +56,7 @@ func (s queueImpl) value(a alarm.Alarm) (int, error)       { return s.q.Value(a)
 func (s queueImpl) at(a alarm.Alarm) (int64, error)        { return s.q.Key(a) }
 func (s queueImpl) base() int64                            { return s.q.MinAllowedKey() }
 
-func (s queueImpl) observeOne(a alarm.Alarm) view {
-	v := view{Mem: s.q.Mem(a)}
-	k, err := s.q.Key(a)
-	v.set(0, k, err)
-	x, err := s.q.Value(a)
-	v.set(2, int64(x), err)
-	return v
-}
+func (s queueImpl) intervalOf(a alarm.Alarm) (int64, error) { return s.q.Key(a) }
 
 func (s queueImpl) fire(op Op, handler func(alarm.Alarm)) (string, error) {
 	var f func(priorityqueue.Element[int])
@@ -86,17 +79,8 @@ func (s queueImpl) observe() obs {
 
 // queueSys is a harness's queue and model.
 type queueSys struct {
-	lb       levelbits.LevelBits
-	capacity int
-	factory  QueueFactory
-	q        Queue
-	m        *Model
-}
-
-func (s *queueSys) restart() (*Harness, error) { return NewQueue(s.lb, s.capacity, s.factory) }
-
-func (s *queueSys) header() string {
-	return fmt.Sprintf("queue bits=%s capacity=%d", joinInts(s.lb.Bits()), s.capacity)
+	q Queue
+	m *Model
 }
 
 // NewQueue starts a harness on the queue factory makes (nil:
@@ -109,7 +93,10 @@ func NewQueue(lb levelbits.LevelBits, capacity int, factory QueueFactory) (*Harn
 		q = priorityqueue.New[int](lb, capacity)
 	}
 	m := &Model{queue: true, bits: lb.Bits()}
-	return newHarness(QueueKind, &queueSys{lb, capacity, factory, q, m}, queueImpl{q}, m)
+	h := &Harness{k: QueueKind, sys: &queueSys{q, m}, impl: queueImpl{q}, model: m, restart: func() (*Harness, error) {
+		return NewQueue(lb, capacity, factory)
+	}, header: fmt.Sprintf("queue bits=%s capacity=%d", joinInts(lb.Bits()), capacity)}
+	return h, h.compare()
 }
 
 func newQueueFromHeader(kv map[string]string, factory QueueFactory) (*Harness, error) {

@@ -123,31 +123,13 @@ func (s wheelImpl) observe() obs {
 		opt(hi.UnixNano(), hok)}
 }
 
-func (s wheelImpl) observeOne(a alarm.Alarm) view {
-	v := view{Mem: s.w.Mem(a)}
-	at, err := s.at(a)
-	v.set(0, at, err)
-	n, err := s.w.AlarmIntervalNum(a)
-	v.set(1, n, err)
-	x, err := s.w.AlarmValue(a)
-	v.set(2, int64(x), err)
-	return v
-}
+func (s wheelImpl) intervalOf(a alarm.Alarm) (int64, error) { return s.w.AlarmIntervalNum(a) }
 
 // wheelSys is a harness's wheel and model.
 type wheelSys struct {
-	cfg     config.Config
-	start   time.Time
-	factory WheelFactory
-	w       Wheel
-	m       *Model
-}
-
-func (s *wheelSys) restart() (*Harness, error) { return NewWheel(s.cfg, s.start, s.factory) }
-
-func (s *wheelSys) header() string {
-	return fmt.Sprintf("wheel precision=%d bits=%s capacity=%d overflow=%v start=%d", s.cfg.Precision().Log2(),
-		joinInts(s.cfg.LevelBits().Bits()), s.cfg.Capacity(), s.cfg.Overflow(), s.start.UnixNano())
+	cfg config.Config
+	w   Wheel
+	m   *Model
 }
 
 // NewWheel starts a harness on the wheel factory makes (nil:
@@ -167,7 +149,11 @@ func NewWheel(cfg config.Config, start time.Time, factory WheelFactory) (*Harnes
 	if err != nil {
 		return nil, err
 	}
-	return newHarness(WheelKind, &wheelSys{cfg, start, factory, w, m}, wheelImpl{w}, m)
+	h := &Harness{k: WheelKind, sys: &wheelSys{cfg, w, m}, impl: wheelImpl{w}, model: m, restart: func() (*Harness, error) {
+		return NewWheel(cfg, start, factory)
+	}, header: fmt.Sprintf("wheel precision=%d bits=%s capacity=%d overflow=%v start=%d", cfg.Precision().Log2(),
+		joinInts(cfg.LevelBits().Bits()), cfg.Capacity(), cfg.Overflow(), start.UnixNano())}
+	return h, h.compare()
 }
 
 // newWheelFromHeader starts a harness for a wheel trace's header.
