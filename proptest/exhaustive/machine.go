@@ -177,12 +177,12 @@ func (s *machine) resolve(x op) harness.Op {
 	switch {
 	case x.name == "AddAtIntervalNum" && x.t == tPrevInterval:
 		_, m := s.Wheel()
-		c.Interval = m.Now()/s.prec - 1
+		c.At = m.Now()/s.prec - 1
 	case x.name == "AddAtIntervalNum" && x.t == tBeyondMax:
 		_, m := s.Wheel()
-		c.Interval = m.MaxAllowedAlarmTime()/s.prec + 1
+		c.At = m.MaxAllowedAlarmTime()/s.prec + 1
 	case x.name == "AddAtIntervalNum":
-		c.Interval = c.At / s.prec
+		c.At /= s.prec
 	}
 	switch x.h {
 	case hPanic:

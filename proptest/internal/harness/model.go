@@ -114,7 +114,7 @@ func (m *Model) target(op Op) (int64, error) {
 	if m.queue && (op.At < m.now || op.At > m.maxAllowedKey()) {
 		return 0, fmt.Errorf("%w: key %d, allowed [%d, %d]", priorityqueue.ErrKeyOutOfRange, op.At, m.now, m.maxAllowedKey())
 	}
-	if n := op.Interval; op.Name == "AddAtIntervalNum" || op.Name == "RescheduleAtIntervalNum" {
+	if n := op.At; op.Name == "AddAtIntervalNum" || op.Name == "RescheduleAtIntervalNum" {
 		switch {
 		case n < 0 || n > maxNs>>m.shift:
 			return 0, fmt.Errorf("%w: %d", timingwheel.ErrIntervalNumOutOfRange, n)

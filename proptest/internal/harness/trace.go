@@ -38,12 +38,11 @@ type Script struct {
 // or, for those a handler adds, by the harness (one more than the largest id
 // seen). Id 0 and ids never added stand for the null alarm.
 type Op struct {
-	Name     string
-	At       int64 // the wheel's times in ns (an add's time, an advance's target), the queue's keys
-	Interval int64 // AddAtIntervalNum, RescheduleAtIntervalNum
-	ID       int
-	Limit    int // AdvanceClockLimit
-	Script   Script
+	Name   string
+	At     int64 // a time in ns, an interval number (...AtIntervalNum), or a key
+	ID     int
+	Limit  int // AdvanceClockLimit
+	Script Script
 }
 
 // opKind is what the engine does with an operation.
@@ -60,8 +59,8 @@ const (
 )
 
 // opDef is one operation of a structure: its name in traces and weights, its
-// default weight, its arguments in trace order (a: At, n: Interval, i: ID,
-// l: Limit) and what it does.
+// default weight, its arguments in trace order (a: At, i: ID, l: Limit) and
+// what it does.
 type opDef struct {
 	name   string
 	weight int
@@ -73,8 +72,6 @@ func (op Op) arg(c byte) int64 {
 	switch c {
 	case 'a':
 		return op.At
-	case 'n':
-		return op.Interval
 	case 'i':
 		return int64(op.ID)
 	}
@@ -85,8 +82,6 @@ func (op *Op) setArg(c byte, v int64) {
 	switch c {
 	case 'a':
 		op.At = v
-	case 'n':
-		op.Interval = v
 	case 'i':
 		op.ID = int(v)
 	default:

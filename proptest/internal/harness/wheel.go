@@ -55,8 +55,8 @@ var WheelKind = &Kind{Name: "wheel", thing: "alarm", verb: "fired", liveOdds: 6,
 		"MaxAllowedAlarmIntervalNum", "NextAlarmFiresAt",
 		"MinAlarmIntervalNum", "MinAlarmTimeInMinInterval", "MaxAlarmTimeInMinInterval"},
 	oneQueries: "Mem, AlarmAt, AlarmIntervalNum, AlarmValue", ops: []opDef{
-		{"Add", 6, "ai", kAdd}, {"AddAtIntervalNum", 2, "ni", kAdd}, {"Remove", 2, "i", kRemove},
-		{"Reschedule", 2, "ia", kMove}, {"RescheduleAtIntervalNum", 1, "in", kMove},
+		{"Add", 6, "ai", kAdd}, {"AddAtIntervalNum", 2, "ai", kAdd}, {"Remove", 2, "i", kRemove},
+		{"Reschedule", 2, "ia", kMove}, {"RescheduleAtIntervalNum", 1, "ia", kMove},
 		{"AdvanceClock", 4, "a", kFire}, {"AdvanceClockLimit", 2, "al", kFire}, {"FirePastAlarms", 1, "", kFire},
 		{"AdvanceClockStopAtNextAlarm", 2, "a", kFire}, {"Shrink", 1, "", kShrink}, {"Clear", 1, "", kClear},
 	}, errs: []error{timingwheel.ErrTimeOutOfRange, timingwheel.ErrIntervalNumOutOfRange, timingwheel.ErrTooFarInFuture,
@@ -69,14 +69,14 @@ type wheelImpl struct{ w Wheel }
 
 func (s wheelImpl) add(op Op, id int) (alarm.Alarm, error) {
 	if op.Name == "AddAtIntervalNum" {
-		return s.w.AddAtIntervalNum(op.Interval, id)
+		return s.w.AddAtIntervalNum(op.At, id)
 	}
 	return s.w.Add(ns2t(op.At), id)
 }
 
 func (s wheelImpl) move(op Op, a alarm.Alarm) error {
 	if op.Name == "RescheduleAtIntervalNum" {
-		return s.w.RescheduleAtIntervalNum(a, op.Interval)
+		return s.w.RescheduleAtIntervalNum(a, op.At)
 	}
 	return s.w.Reschedule(a, ns2t(op.At))
 }
@@ -233,9 +233,9 @@ func (s *wheelSys) gen(h *Harness, src Source, op *Op, noPanic bool) {
 		op.At = s.genTime(src, "at")
 	case "AddAtIntervalNum":
 		if src.Intn("intervalFar", 6) == 0 {
-			op.Interval = m.maxAllowedKey() + src.Int64Range("intervalEdge", -1, 1)
+			op.At = m.maxAllowedKey() + src.Int64Range("intervalEdge", -1, 1)
 		} else {
-			op.Interval = m.interval() + src.Int64Range("intervalDelta", -2, 40)
+			op.At = m.interval() + src.Int64Range("intervalDelta", -2, 40)
 		}
 	case "Remove":
 		op.ID = h.pick(src, "remove")
@@ -244,7 +244,7 @@ func (s *wheelSys) gen(h *Harness, src Source, op *Op, noPanic bool) {
 		op.At = s.genTime(src, "reschedAt")
 	case "RescheduleAtIntervalNum":
 		op.ID = h.pick(src, "reschedN")
-		op.Interval = m.interval() + src.Int64Range("reschedDelta", -1, 20)
+		op.At = m.interval() + src.Int64Range("reschedDelta", -1, 20)
 	case "AdvanceClock", "AdvanceClockStopAtNextAlarm":
 		op.At = s.genAdvance(src, "to")
 		op.Script = h.genScript(src, noPanic, 0, 8<<m.shift)
