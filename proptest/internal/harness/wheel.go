@@ -167,19 +167,23 @@ func newWheelFromHeader(kv map[string]string, factory WheelFactory) (*Harness, e
 	if err != nil {
 		return nil, err
 	}
-	lb, err := levelbits.New(bits...)
-	var cfg config.Config
-	if err == nil {
-		opts := []config.Option{config.WithLevelBits(lb), config.WithCapacity(capacity)}
-		if overflow {
-			opts = append(opts, config.WithOverflow())
-		}
-		cfg, err = config.New(config.AlarmPrecision(prec), opts...)
-	}
+	cfg, err := wheelConfig(prec, bits, capacity, overflow)
 	if err != nil {
 		return nil, fmt.Errorf("proptest: trace config: %w", err)
 	}
 	return NewWheel(cfg, ns2t(start), factory)
+}
+
+func wheelConfig(prec int, bits []int, capacity int, overflow bool) (config.Config, error) {
+	lb, err := levelbits.New(bits...)
+	if err != nil {
+		return config.Config{}, err
+	}
+	opts := []config.Option{config.WithLevelBits(lb), config.WithCapacity(capacity)}
+	if overflow {
+		opts = append(opts, config.WithOverflow())
+	}
+	return config.New(config.AlarmPrecision(prec), opts...)
 }
 
 // DrawWheel starts a harness on a config drawn from cfgs, or when cfgs is
@@ -192,23 +196,17 @@ func DrawWheel(src Source, cfgs []config.Config, factory WheelFactory) (*Harness
 		cfg = cfgs[src.Intn("config", len(cfgs))]
 	} else {
 		precisions := []int{0, 0, 0, 1, 2, 3, 10, 20, 30, 46}
-		p := config.AlarmPrecision(precisions[src.Intn("precision", len(precisions))])
+		p := precisions[src.Intn("precision", len(precisions))]
 		bits := [][]int{{1}, {2}, {1, 1}, {2, 1}, {1, 1, 1}, {3, 2}, levelbits.Default().Bits(), nil, nil}[src.Intn("levelbits", 9)]
 		if bits == nil {
 			for i := range 1 + src.Intn("numLevels", 4) {
 				bits = append(bits, 1+src.Intn(fmt.Sprintf("bits%d", i), 3))
 			}
 		}
-		lb, err := levelbits.New(bits...)
-		if err != nil {
-			return nil, fmt.Errorf("level bits %v: %w", bits, err)
-		}
-		opts := []config.Option{config.WithLevelBits(lb), config.WithCapacity(src.Intn("capacity", 5))}
-		if src.Intn("overflow", 4) == 0 {
-			opts = append(opts, config.WithOverflow())
-		}
-		if cfg, err = config.New(p, opts...); err != nil {
-			return nil, err
+		var err error
+		capacity := src.Intn("capacity", 5)
+		if cfg, err = wheelConfig(p, bits, capacity, src.Intn("overflow", 4) == 0); err != nil {
+			return nil, fmt.Errorf("config %v: %w", bits, err)
 		}
 	}
 	return NewWheel(cfg, genStart(src), factory)
