@@ -253,20 +253,15 @@ func Check(t testing.TB, worlds []World, o Options) []Result {
 	results := make([]Result, len(worlds))
 	errs := make([]error, len(worlds))
 	var wg sync.WaitGroup
-	work := make(chan int)
-	for range max(1, runtime.GOMAXPROCS(0)) {
+	slots := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	for i := range worlds {
 		wg.Add(1)
+		slots <- struct{}{}
 		go func() {
-			defer wg.Done()
-			for i := range work {
-				results[i], errs[i] = Run(worlds[i], o)
-			}
+			defer func() { <-slots; wg.Done() }()
+			results[i], errs[i] = Run(worlds[i], o)
 		}()
 	}
-	for i := range worlds {
-		work <- i
-	}
-	close(work)
 	wg.Wait()
 	var states, transitions int
 	var seqs uint64
