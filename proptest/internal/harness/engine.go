@@ -22,12 +22,12 @@ import (
 // implementation (handles alarm.Alarm) or its model (handles ModelAlarm).
 type side[H comparable] interface {
 	add(op Op, id int) (H, error) // Add, AddAtIntervalNum
-	remove(a H) error
+	Remove(a H) error
 	move(op Op, a H) error                                  // Reschedule, RescheduleAtIntervalNum, Change
 	fire(op Op, handler func(H)) (result string, err error) // the calls that fire (remove) with a handler
-	clear()
-	shrink() // the model does nothing
-	mem(a H) bool
+	Clear()
+	Shrink() // the model does nothing
+	Mem(a H) bool
 	value(a H) (int, error)
 	at(a H) (int64, error)         // time or key
 	intervalOf(a H) (int64, error) // interval number, or key again
@@ -180,14 +180,14 @@ func (h *Harness) apply(op Op, kind opKind) error {
 			h.register(op.ID, got, mgot)
 		}
 	case kRemove:
-		err, merr = h.impl.remove(a), h.model.remove(ma)
+		err, merr = h.impl.Remove(a), h.model.Remove(ma)
 		if err == nil && merr == nil {
 			h.dead, h.stale = op.ID, false
 		}
 	case kMove:
 		err, merr = h.impl.move(op, a), h.model.move(op, ma)
 	case kShrink:
-		h.impl.shrink() // not observable: every handle must survive it
+		h.impl.Shrink() // not observable: every handle must survive it
 	case kClear:
 		for _, e := range h.ents {
 			if e.live {
@@ -195,8 +195,8 @@ func (h *Harness) apply(op Op, kind opKind) error {
 			}
 		}
 		h.stale = h.dead != 0
-		h.impl.clear()
-		h.model.clear()
+		h.impl.Clear()
+		h.model.Clear()
 	case kFire:
 		return h.fire(op)
 	}
@@ -255,7 +255,7 @@ func play[H comparable](h *Harness, s side[H], handle func(int) H, op Op, addID 
 			if err := check(id, at); err != nil {
 				fail("%v", err)
 			}
-			if s.mem(a) {
+			if s.Mem(a) {
 				fail("Mem(id %d) true inside its own handler", id)
 			}
 			switch e := h.ent(id); {
@@ -276,11 +276,11 @@ func play[H comparable](h *Harness, s side[H], handle func(int) H, op Op, addID 
 			r.added, r.actErr = s.add(Op{At: s.base() + hs.Offset}, addID)
 			r.didAdd = r.actErr == nil
 		case ActRemove:
-			r.actErr = s.remove(handle(hs.Target))
+			r.actErr = s.Remove(handle(hs.Target))
 		case ActReschedule:
 			r.actErr = s.move(Op{At: s.base() + hs.Offset}, handle(hs.Target))
 		case ActShrink:
-			s.shrink()
+			s.Shrink()
 		case ActPanic:
 			panic(scriptPanic{})
 		}
@@ -346,7 +346,7 @@ func (h *Harness) fire(op Op) error {
 func (h *Harness) resync() error {
 	for i := range h.ents {
 		e := &h.ents[i]
-		in, inM := h.impl.mem(e.real), h.model.mem(e.mod)
+		in, inM := h.impl.Mem(e.real), h.model.Mem(e.mod)
 		switch {
 		case in != inM:
 			return fmt.Errorf("%s %d: %s Mem %v, model Mem %v", h.k.thing, e.id, h.k.Name, in, inM)
@@ -491,7 +491,7 @@ type view struct {
 
 // observeOne asks s the queries about a.
 func observeOne[H comparable](s side[H], a H) view {
-	v := view{Mem: s.mem(a)}
+	v := view{Mem: s.Mem(a)}
 	at, err := s.at(a)
 	v.set(0, at, err)
 	n, err := s.intervalOf(a)

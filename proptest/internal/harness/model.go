@@ -150,7 +150,8 @@ func (m *Model) add(op Op, v int) (ModelAlarm, error) {
 	return m.lastID, nil
 }
 
-func (m *Model) remove(a ModelAlarm) error {
+// Remove removes a member.
+func (m *Model) Remove(a ModelAlarm) error {
 	i := m.find(a)
 	if i < 0 {
 		return errInvalid
@@ -175,10 +176,16 @@ func (m *Model) move(op Op, a ModelAlarm) error {
 	return nil
 }
 
-func (m *Model) clear()                { m.alarms, m.due = nil, nil }
-func (m *Model) shrink()               {}
-func (m *Model) mem(a ModelAlarm) bool { return m.find(a) >= 0 }
-func (m *Model) base() int64           { return m.now }
+// Clear removes every member; the clock (MinAllowedKey) stays.
+func (m *Model) Clear() { m.alarms, m.due = nil, nil }
+
+// Shrink does nothing: the model keeps no spare storage.
+func (m *Model) Shrink() {}
+
+// Mem is whether a is a member.
+func (m *Model) Mem(a ModelAlarm) bool { return m.find(a) >= 0 }
+
+func (m *Model) base() int64 { return m.now }
 
 // lookup finds a member, or the alarm whose handler is running.
 func (m *Model) lookup(a ModelAlarm) (modelAlarm, error) {

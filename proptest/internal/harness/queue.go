@@ -44,30 +44,26 @@ var QueueKind = &Kind{Name: "queue", thing: "element", verb: "removed", liveOdds
 	}, errs: []error{priorityqueue.ErrKeyOutOfRange, priorityqueue.ErrInvalidAlarm}}
 
 // queueImpl is the implementation's side of a queue harness.
-type queueImpl struct{ q Queue }
+type queueImpl struct{ Queue }
 
-func (s queueImpl) add(op Op, id int) (alarm.Alarm, error) { return s.q.Add(op.At, id) }
-func (s queueImpl) move(op Op, a alarm.Alarm) error        { return s.q.Change(a, op.At) }
-func (s queueImpl) remove(a alarm.Alarm) error             { return s.q.Remove(a) }
-func (s queueImpl) clear()                                 { s.q.Clear() }
-func (s queueImpl) shrink()                                { s.q.Shrink() }
-func (s queueImpl) mem(a alarm.Alarm) bool                 { return s.q.Mem(a) }
-func (s queueImpl) value(a alarm.Alarm) (int, error)       { return s.q.Value(a) }
-func (s queueImpl) at(a alarm.Alarm) (int64, error)        { return s.q.Key(a) }
-func (s queueImpl) base() int64                            { return s.q.MinAllowedKey() }
+func (s queueImpl) add(op Op, id int) (alarm.Alarm, error) { return s.Queue.Add(op.At, id) }
+func (s queueImpl) move(op Op, a alarm.Alarm) error        { return s.Queue.Change(a, op.At) }
+func (s queueImpl) value(a alarm.Alarm) (int, error)       { return s.Queue.Value(a) }
+func (s queueImpl) at(a alarm.Alarm) (int64, error)        { return s.Queue.Key(a) }
+func (s queueImpl) base() int64                            { return s.Queue.MinAllowedKey() }
 
-func (s queueImpl) intervalOf(a alarm.Alarm) (int64, error) { return s.q.Key(a) }
+func (s queueImpl) intervalOf(a alarm.Alarm) (int64, error) { return s.Queue.Key(a) }
 
 func (s queueImpl) fire(op Op, handler func(alarm.Alarm)) (string, error) {
 	var f func(priorityqueue.Element[int])
 	if handler != nil {
 		f = func(e priorityqueue.Element[int]) { handler(e.Alarm) }
 	}
-	return "", s.q.IncreaseMinAllowedKey(op.At, f)
+	return "", s.Queue.IncreaseMinAllowedKey(op.At, f)
 }
 
 func (s queueImpl) observe() obs {
-	q := s.q
+	q := s.Queue
 	minElt := none
 	if a, ok := q.MinElt(); ok {
 		x, err := q.Value(a)

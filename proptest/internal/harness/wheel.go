@@ -65,20 +65,20 @@ var WheelKind = &Kind{Name: "wheel", thing: "alarm", verb: "fired", liveOdds: 6,
 func ns2t(ns int64) time.Time { return time.Unix(0, ns).UTC() }
 
 // wheelImpl is the implementation's side of a wheel harness.
-type wheelImpl struct{ w Wheel }
+type wheelImpl struct{ Wheel }
 
 func (s wheelImpl) add(op Op, id int) (alarm.Alarm, error) {
 	if op.Name == "AddAtIntervalNum" {
-		return s.w.AddAtIntervalNum(op.At, id)
+		return s.Wheel.AddAtIntervalNum(op.At, id)
 	}
-	return s.w.Add(ns2t(op.At), id)
+	return s.Wheel.Add(ns2t(op.At), id)
 }
 
 func (s wheelImpl) move(op Op, a alarm.Alarm) error {
 	if op.Name == "RescheduleAtIntervalNum" {
-		return s.w.RescheduleAtIntervalNum(a, op.At)
+		return s.Wheel.RescheduleAtIntervalNum(a, op.At)
 	}
-	return s.w.Reschedule(a, ns2t(op.At))
+	return s.Wheel.Reschedule(a, ns2t(op.At))
 }
 
 func (s wheelImpl) fire(op Op, handler func(alarm.Alarm)) (string, error) {
@@ -88,32 +88,28 @@ func (s wheelImpl) fire(op Op, handler func(alarm.Alarm)) (string, error) {
 	}
 	switch to := ns2t(op.At); op.Name {
 	case "AdvanceClock":
-		return "", s.w.AdvanceClock(to, f)
+		return "", s.Wheel.AdvanceClock(to, f)
 	case "AdvanceClockLimit":
-		n, done, err := s.w.AdvanceClockLimit(to, op.Limit, f)
+		n, done, err := s.Wheel.AdvanceClockLimit(to, op.Limit, f)
 		return fmt.Sprint(n, done), err
 	case "FirePastAlarms":
-		s.w.FirePastAlarms(f)
+		s.Wheel.FirePastAlarms(f)
 		return "", nil
 	default:
-		return "", s.w.AdvanceClockStopAtNextAlarm(to, f)
+		return "", s.Wheel.AdvanceClockStopAtNextAlarm(to, f)
 	}
 }
 
-func (s wheelImpl) remove(a alarm.Alarm) error       { return s.w.Remove(a) }
-func (s wheelImpl) clear()                           { s.w.Clear() }
-func (s wheelImpl) shrink()                          { s.w.Shrink() }
-func (s wheelImpl) mem(a alarm.Alarm) bool           { return s.w.Mem(a) }
-func (s wheelImpl) base() int64                      { return s.w.Now().UnixNano() }
-func (s wheelImpl) value(a alarm.Alarm) (int, error) { return s.w.AlarmValue(a) }
+func (s wheelImpl) base() int64                      { return s.Wheel.Now().UnixNano() }
+func (s wheelImpl) value(a alarm.Alarm) (int, error) { return s.Wheel.AlarmValue(a) }
 
 func (s wheelImpl) at(a alarm.Alarm) (int64, error) {
-	t, err := s.w.AlarmAt(a)
+	t, err := s.Wheel.AlarmAt(a)
 	return t.UnixNano(), err
 }
 
 func (s wheelImpl) observe() obs {
-	w := s.w
+	w := s.Wheel
 	next, nok := w.NextAlarmFiresAt()
 	k, kok := w.MinAlarmIntervalNum()
 	lo, look := w.MinAlarmTimeInMinInterval()
@@ -123,7 +119,7 @@ func (s wheelImpl) observe() obs {
 		opt(hi.UnixNano(), hok)}
 }
 
-func (s wheelImpl) intervalOf(a alarm.Alarm) (int64, error) { return s.w.AlarmIntervalNum(a) }
+func (s wheelImpl) intervalOf(a alarm.Alarm) (int64, error) { return s.Wheel.AlarmIntervalNum(a) }
 
 // wheelSys is a harness's wheel and model.
 type wheelSys struct {
