@@ -262,7 +262,7 @@ func (m *Model) observe() obs {
 func (m *Model) first(ok func(e modelAlarm) bool) int {
 	best := -1
 	for i, e := range m.alarms {
-		if ok(e) && (best < 0 || m.before(e, m.alarms[best])) {
+		if ok(e) && (best < 0 || m.order(e, m.alarms[best]) < 0) {
 			best = i
 		}
 	}
@@ -270,14 +270,11 @@ func (m *Model) first(ok func(e modelAlarm) bool) int {
 }
 
 // byOrder returns the alarms in the order they fire.
-func (m *Model) byOrder() []modelAlarm {
-	return slices.SortedFunc(slices.Values(m.alarms), func(a, b modelAlarm) int {
-		return cmp.Or(cmp.Compare(a.at>>m.shift, b.at>>m.shift), a.seq-b.seq)
-	})
-}
+func (m *Model) byOrder() []modelAlarm { return slices.SortedFunc(slices.Values(m.alarms), m.order) }
 
-func (m *Model) before(a, b modelAlarm) bool {
-	return cmp.Or(cmp.Compare(a.at>>m.shift, b.at>>m.shift), a.seq-b.seq) < 0
+// order compares alarms by the order they fire: interval, then sequence.
+func (m *Model) order(a, b modelAlarm) int {
+	return cmp.Or(cmp.Compare(a.at>>m.shift, b.at>>m.shift), a.seq-b.seq)
 }
 
 // fireWhile fires, one at a time, the first alarm ok accepts, until none is.
@@ -405,7 +402,7 @@ func (m *Model) firePast(fired func(ModelAlarm)) {
 			chosen = append(chosen, e)
 		}
 	}
-	slices.SortFunc(chosen, func(a, b modelAlarm) int { return a.seq - b.seq })
+	slices.SortFunc(chosen, m.order) // one interval: by sequence
 	for _, e := range chosen {
 		m.due = append(m.due, e.id)
 	}
@@ -422,7 +419,7 @@ func (m *Model) chooseOverdue() {
 			late = append(late, e)
 		}
 	}
-	slices.SortFunc(late, func(a, b modelAlarm) int { return cmp.Or(cmp.Compare(a.at>>m.shift, b.at>>m.shift), a.seq-b.seq) })
+	slices.SortFunc(late, m.order)
 	for _, e := range late {
 		m.due = append(m.due, e.id)
 	}
