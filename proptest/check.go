@@ -17,7 +17,8 @@ import (
 )
 
 // Wheel is the wheel the checks drive: the methods of *timingwheel.Wheel[int]
-// they call. Implement it to check a wrapper of your own (WithWheelFactory).
+// they call. Implement it to check a wrapper of your own (a locked wheel, a
+// wheel behind a simulated clock) with WithWheelFactory.
 type Wheel = harness.Wheel
 
 // Queue is the queue the checks drive: the methods of
@@ -43,8 +44,9 @@ type options struct {
 }
 
 // WithConfigs restricts the wheel's checks to the given configs (default:
-// precisions from 2^0 to 2^46 ns with tiny and default level bits, overflow
-// levels in a quarter of them).
+// precisions from 2^0 to 2^46 ns; level bits [1], [2], [1 1], [2 1],
+// [1 1 1], [3 2], random small ones or the default; overflow levels in a
+// quarter of them).
 func WithConfigs(cfgs ...config.Config) Option {
 	return func(o *options) { o.configs = append(o.configs, cfgs...) }
 }

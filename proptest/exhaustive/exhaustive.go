@@ -164,7 +164,7 @@ func Run(w World, o Options) (Result, error) {
 				if err != nil {
 					return res, err
 				}
-				if err := s.apply(x, false); err != nil {
+				if err := s.Step(s.resolve(x)); err != nil {
 					return res, &Failure{World: w, Trace: s.Trace(), Msg: err.Error()}
 				}
 				res.Transitions++
@@ -192,17 +192,20 @@ func Run(w World, o Options) (Result, error) {
 	return res, nil
 }
 
-// replay runs path, checked before, on a new wheel and model.
+// replay runs path, checked before, on a new wheel and model, without the
+// comparisons after each call (Harness.Quiet).
 func replay(w World, o Options, path []op) (*machine, error) {
 	s, err := newMachine(w, o)
 	if err != nil {
 		return nil, &Failure{World: w, Msg: err.Error()}
 	}
+	s.Quiet = true
 	for _, x := range path {
-		if err := s.apply(x, true); err != nil {
+		if err := s.Step(s.resolve(x)); err != nil {
 			return nil, &Failure{World: w, Trace: s.Trace(), Msg: err.Error()}
 		}
 	}
+	s.Quiet = false
 	return s, nil
 }
 

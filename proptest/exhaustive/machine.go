@@ -25,7 +25,7 @@ const (
 	tNearEnd                      // MaxTime - 2·(reach of the user levels) - 1: a jump near the end of time
 	tMaxTime                      // MaxTime
 	tUserSpan                     // now + precision·2^(Σ user level bits): the whole user levels
-	tPrevInterval                 // interval number NowIntervalNum - 1 (rejected)
+	tPrevInterval                 // the start of the interval before the current one (rejected)
 	tLatest                       // the time of the live alarm with the latest time (Harness.Latest)
 )
 
@@ -154,6 +154,8 @@ func (s *machine) ns(t target) int64 {
 		return maxTimeNs
 	case tUserSpan:
 		return min(now+s.user, maxTimeNs)
+	case tPrevInterval:
+		return is - s.prec
 	case tLatest:
 		if id, at := s.Latest(); id != 0 {
 			return at
@@ -166,23 +168,14 @@ func (s *machine) ns(t target) int64 {
 // resolve turns x into a trace call in the current state.
 func (s *machine) resolve(x op) harness.Op {
 	c := harness.Op{Name: x.name, Limit: 1}
-	if x.t != tPrevInterval {
-		c.At = s.ns(x.t)
-	}
+	c.At = s.ns(x.t)
 	if x.i < 0 {
 		c.ID, _ = s.Dead()
 	} else if x.name == "Remove" || x.name == "Reschedule" {
 		c.ID = s.Live()[x.i]
 	}
-	switch {
-	case x.name == "AddAtIntervalNum" && x.t == tPrevInterval:
-		_, m := s.Wheel()
-		c.At = m.Now()/s.prec - 1
-	case x.name == "AddAtIntervalNum" && x.t == tBeyondMax:
-		_, m := s.Wheel()
-		c.At = m.MaxAllowedAlarmTime()/s.prec + 1
-	case x.name == "AddAtIntervalNum":
-		c.At /= s.prec
+	if x.name == "AddAtIntervalNum" {
+		c.At /= s.prec // the interval the time is in
 	}
 	switch x.h {
 	case hPanic:
@@ -196,13 +189,6 @@ func (s *machine) resolve(x op) harness.Op {
 		c.Script = harness.Script{Call: 1, Action: harness.ActRemove, Target: id}
 	}
 	return c
-}
-
-// apply runs x on the wheel and the model, comparing them unless quiet (a
-// replay of a path checked before).
-func (s *machine) apply(x op, quiet bool) error {
-	s.Quiet = quiet
-	return s.Step(s.resolve(x))
 }
 
 // encode returns the canonical encoding of the state, hashed: "Encoding"

@@ -9,8 +9,8 @@ import (
 	"github.com/gotimingwheel/timingwheel/priorityqueue"
 )
 
-// Queue is what the checks drive: the methods of *priorityqueue.Queue[int]
-// they call.
+// Queue is proptest.Queue: the methods of *priorityqueue.Queue[int] the
+// checks call.
 type Queue interface {
 	Len() int
 	IsEmpty() bool

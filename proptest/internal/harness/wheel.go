@@ -12,9 +12,8 @@ import (
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
 
-// Wheel is what the checks drive: the methods of *timingwheel.Wheel[int] they
-// call. *timingwheel.Wheel[int] implements it; so may a wrapper of your own
-// (a locked wheel, a wheel behind a simulated clock).
+// Wheel is proptest.Wheel: the methods of *timingwheel.Wheel[int] the checks
+// call.
 type Wheel interface {
 	Now() time.Time
 	Len() int
@@ -182,10 +181,9 @@ func wheelConfig(prec int, bits []int, capacity int, overflow bool) (config.Conf
 	return config.New(config.AlarmPrecision(prec), opts...)
 }
 
-// DrawWheel starts a harness on a config drawn from cfgs, or when cfgs is
-// empty: a precision of 2^0 to 2^46 ns; tiny level bits ([1], [2], [1 1],
-// [2 1], [1 1 1], [3 2], random small ones: levels turn over fast) or the
-// default; overflow levels in a quarter of the configs. Then a start time.
+// DrawWheel starts a harness on a config drawn from cfgs, or a random one
+// (proptest.WithConfigs says which; tiny level bits turn over fast), and a
+// start time.
 func DrawWheel(src Source, cfgs []config.Config, factory WheelFactory) (*Harness, error) {
 	var cfg config.Config
 	if len(cfgs) > 0 {
