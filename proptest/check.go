@@ -2,6 +2,7 @@ package proptest
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +17,8 @@ import (
 )
 
 // Wheel is the wheel the checks drive: the methods of *timingwheel.Wheel[int]
-// they call. Implement it to check a wrapper of your own (WithWheelFactory).
+// they call. Implement it to check a wrapper of your own (a locked wheel, a
+// wheel behind a simulated clock) with WithWheelFactory.
 type Wheel = harness.Wheel
 
 // Queue is the queue the checks drive: the methods of
@@ -32,8 +34,8 @@ type options struct {
 	levelBits    []levelbits.LevelBits // queue: empty means random level bits
 	steps        int                   // calls per run; 0: rapid's -rapid.steps on average
 	noPanic      bool                  // no handler panics
-	weights      map[string]int        // wheel operation mix; nil: the defaults
-	queueWeights map[string]int        // queue operation mix; nil: the defaults
+	weights      map[string]int        // wheel operation mix over the defaults
+	queueWeights map[string]int        // queue operation mix over the defaults
 	failFile     string                // where a failing trace is written
 	wheelFactory harness.WheelFactory  // nil: timingwheel.NewWithConfig[int]
 	queueFactory harness.QueueFactory  // nil: priorityqueue.New[int]
@@ -42,8 +44,9 @@ type options struct {
 }
 
 // WithConfigs restricts the wheel's checks to the given configs (default:
-// precisions from 2^0 to 2^46 ns with tiny and default level bits, overflow
-// levels in a quarter of them).
+// precisions from 2^0 to 2^46 ns; level bits [1], [2], [1 1], [2 1],
+// [1 1 1], [3 2], random small ones or the default; overflow levels in a
+// quarter of them).
 func WithConfigs(cfgs ...config.Config) Option {
 	return func(o *options) { o.configs = append(o.configs, cfgs...) }
 }
@@ -69,24 +72,14 @@ func WithoutPanics() Option { return func(o *options) { o.noPanic = true } }
 // AdvanceClockStopAtNextAlarm, Shrink, Clear). A weight of 0 turns one off;
 // names left out keep their default weights; any other name fails the test.
 func WithOpWeights(weights map[string]int) Option {
-	return func(o *options) { o.weights = merge(o.weights, weights) }
+	return func(o *options) { maps.Copy(o.weights, weights) }
 }
 
 // WithQueueOpWeights is WithOpWeights for the queue (Add, Remove, Change,
 // IncreaseMinAllowedKey, MinElt, Shrink, Clear). The two mixes are separate
 // because the structures share some operation names.
 func WithQueueOpWeights(weights map[string]int) Option {
-	return func(o *options) { o.queueWeights = merge(o.queueWeights, weights) }
-}
-
-func merge(into, from map[string]int) map[string]int {
-	if into == nil {
-		into = map[string]int{}
-	}
-	for k, v := range from {
-		into[k] = v
-	}
-	return into
+	return func(o *options) { maps.Copy(o.queueWeights, weights) }
 }
 
 // WithFailureFile makes a failing check write the trace of the failure to
@@ -113,7 +106,7 @@ func WithGopterRuns(runs, maxCalls int) Option {
 }
 
 func buildOptions(opts []Option) *options {
-	o := &options{}
+	o := &options{weights: map[string]int{}, queueWeights: map[string]int{}}
 	for _, f := range opts {
 		f(o)
 	}
@@ -175,15 +168,10 @@ func check(t rapid.TB, wheel bool, opts []Option) {
 		t.Fatal(err)
 	}
 	rapid.Check(t, func(rt *rapid.T) {
-		h, err := s.draw(harness.RapidSource{T: rt})
-		if err != nil {
-			rt.Fatalf("%s", o.failure(err, h))
-		}
-		step := func(rt *rapid.T) {
-			if err := h.Step(h.Gen(harness.RapidSource{T: rt}, s.weights, o.noPanic)); err != nil {
-				rt.Fatalf("%s", o.failure(err, h))
-			}
-		}
+		src := harness.RapidSource{T: rt}
+		h, err := s.draw(src)
+		o.fail(rt, err, h)
+		step := func(*rapid.T) { o.fail(rt, h.Step(h.Gen(src, s.weights, o.noPanic)), h) } // Repeat passes rt
 		if o.steps > 0 {
 			for range o.steps {
 				step(rt)
@@ -218,15 +206,18 @@ func checkBytes(t testing.TB, wheel bool, data []byte, opts []Option) *harness.H
 	}
 	src := &harness.ByteSource{Data: data}
 	h, err := s.draw(src)
+	o.fail(t, err, h)
+	for i := 0; i < maxFuzzCalls && !src.Exhausted(); i++ {
+		o.fail(t, h.Step(h.Gen(src, s.weights, o.noPanic)), h)
+	}
+	return h
+}
+
+// fail fails t with the failure report of err, unless err is nil.
+func (o *options) fail(t interface{ Fatalf(string, ...any) }, err error, h *harness.Harness) {
 	if err != nil {
 		t.Fatalf("%s", o.failure(err, h))
 	}
-	for i := 0; i < maxFuzzCalls && !src.Exhausted(); i++ {
-		if err := h.Step(h.Gen(src, s.weights, o.noPanic)); err != nil {
-			t.Fatalf("%s", o.failure(err, h))
-		}
-	}
-	return h
 }
 
 // failure formats a failure: the difference, then a snippet that replays the

@@ -149,6 +149,8 @@ func replaysTo(t *testing.T, trace, failure string, fake Option) {
 	}
 }
 
+// TestChecksCatchBuggyFakes: rapid and the gopter machines fail on the
+// fakes, and each failure holds a snippet that replays to the same failure.
 func TestChecksCatchBuggyFakes(t *testing.T) {
 	if f := flag.Lookup("rapid.nofailfile"); f != nil { // no rapid failure files for the fake runs
 		old := f.Value.String()
@@ -176,21 +178,16 @@ func TestChecksCatchBuggyFakes(t *testing.T) {
 			}
 			replaysTo(t, trace, failure, fake)
 			t.Logf("caught with %d calls: %s", strings.Count(strings.TrimSpace(trace), "\n"), firstLine(failure))
-		})
-	}
-}
-
-// TestGopterCatchesBuggyFakes: the gopter machines fail on the fakes, and the
-// label of the failure holds a snippet that replays to the same failure.
-func TestGopterCatchesBuggyFakes(t *testing.T) {
-	for _, name := range []string{"dropping wheel", "silent queue"} {
-		t.Run(name, func(t *testing.T) {
+			if name == "wide queue" {
+				return // differs before any call: gopter discards such an initial state
+			}
+			// The gopter machines catch it too, with a label that replays.
 			var out strings.Builder
-			if GopterProperties(fakes[name], WithGopterRuns(100, 30)).Run(gopter.NewFormatedReporter(false, 1<<20, &out)) {
+			if GopterProperties(fake, WithGopterRuns(100, 30)).Run(gopter.NewFormatedReporter(false, 1<<20, &out)) {
 				t.Fatalf("gopter passed a fake:\n%s", out.String())
 			}
-			trace, failure := snippet(t, out.String())
-			replaysTo(t, trace, failure, fakes[name])
+			trace, failure = snippet(t, out.String())
+			replaysTo(t, trace, failure, fake)
 		})
 	}
 }

@@ -83,9 +83,6 @@ func (s *gopterState) String() string {
 	return s.h.Trace()
 }
 
-// gopterResult is what a command saw: "" or the failure's report.
-type gopterResult string
-
 type gopterCmd struct {
 	op     harness.Op
 	format func(harness.Op) string
@@ -97,9 +94,9 @@ func (c gopterCmd) String() string { return c.format(c.op) }
 func (c gopterCmd) Run(sut commands.SystemUnderTest) commands.Result {
 	h := sut.(*harness.Harness)
 	if err := h.Step(c.op); err != nil {
-		return gopterResult(c.o.failure(err, h))
+		return c.o.failure(err, h)
 	}
-	return gopterResult("")
+	return "" // the command's result: "" or the failure's report
 }
 
 func (c gopterCmd) NextState(state commands.State) commands.State {
@@ -125,7 +122,7 @@ func (c gopterCmd) NextState(state commands.State) commands.State {
 func (gopterCmd) PreCondition(commands.State) bool { return true }
 
 func (gopterCmd) PostCondition(_ commands.State, result commands.Result) *gopter.PropResult {
-	if r := result.(gopterResult); r != "" {
+	if r := result.(string); r != "" {
 		return &gopter.PropResult{Status: gopter.PropFalse, Labels: []string{string(r)}}
 	}
 	return &gopter.PropResult{Status: gopter.PropTrue}

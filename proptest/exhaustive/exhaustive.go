@@ -126,10 +126,13 @@ func (f *Failure) Error() string {
 		f.World.Name, f.World.Config, f.World.Start.UnixNano(), f.Msg, f.Trace)
 }
 
+// node is a distinct state: the operation that first reached it, and what
+// the operations offered in it depend on (the world aside).
 type node struct {
 	parent int32
 	op     op
-	depth  uint8
+	live   int8
+	dead   bool
 }
 
 // Run explores w breadth first and returns at the first failure (a
@@ -142,7 +145,7 @@ func Run(w World, o Options) (Result, error) {
 	if err != nil {
 		return res, &Failure{World: w, Msg: err.Error()}
 	}
-	nodes := []node{{parent: -1}}
+	nodes := []node{{parent: -1, live: int8(len(s.Live()))}}
 	edges := [][]int32{nil}
 	seen := map[[16]byte]int32{s.encode(): 0}
 	res.PerDepth = []int{1}
@@ -156,25 +159,23 @@ func Run(w World, o Options) (Result, error) {
 		var next []int32
 		for _, id := range frontier {
 			path = pathTo(nodes, id, path[:0])
-			s, err := replay(w, o, path)
-			if err != nil {
-				return res, err
-			}
-			for _, x := range s.ops() {
+			for _, x := range s.ops(int(nodes[id].live), nodes[id].dead) {
 				s, err := replay(w, o, path)
 				if err != nil {
 					return res, err
 				}
-				if err := s.apply(x, false); err != nil {
+				if err := s.Step(s.resolve(x)); err != nil {
 					return res, &Failure{World: w, Trace: s.Trace(), Msg: err.Error()}
 				}
 				res.Transitions++
+				dead, _ := s.Dead()
+				n := node{parent: id, op: x, live: int8(len(s.Live())), dead: dead != 0}
 				key := s.encode()
 				to, ok := seen[key]
 				if !ok {
 					to = int32(len(nodes))
 					seen[key] = to
-					nodes = append(nodes, node{parent: id, op: x, depth: uint8(depth)})
+					nodes = append(nodes, n)
 					edges = append(edges, nil)
 					next = append(next, to)
 				}
@@ -191,17 +192,20 @@ func Run(w World, o Options) (Result, error) {
 	return res, nil
 }
 
-// replay runs path, checked before, on a new wheel and model.
+// replay runs path, checked before, on a new wheel and model, without the
+// comparisons after each call (Harness.Quiet).
 func replay(w World, o Options, path []op) (*machine, error) {
 	s, err := newMachine(w, o)
 	if err != nil {
 		return nil, &Failure{World: w, Msg: err.Error()}
 	}
+	s.Quiet = true
 	for _, x := range path {
-		if err := s.apply(x, true); err != nil {
+		if err := s.Step(s.resolve(x)); err != nil {
 			return nil, &Failure{World: w, Trace: s.Trace(), Msg: err.Error()}
 		}
 	}
+	s.Quiet = false
 	return s, nil
 }
 
@@ -219,12 +223,6 @@ func countSequences(edges [][]int32, depth int) uint64 {
 	cur := make([]uint64, len(edges))
 	cur[0] = 1
 	var total uint64
-	add := func(a, b uint64) uint64 {
-		if a > ^uint64(0)-b {
-			return ^uint64(0)
-		}
-		return a + b
-	}
 	for k := 1; k <= depth; k++ {
 		nxt := make([]uint64, len(edges))
 		for s, es := range edges {
@@ -241,6 +239,14 @@ func countSequences(edges [][]int32, depth int) uint64 {
 	return total
 }
 
+// add adds, saturating at 2^64-1.
+func add(a, b uint64) uint64 {
+	if a > ^uint64(0)-b {
+		return ^uint64(0)
+	}
+	return a + b
+}
+
 // Check runs every world (in parallel, on GOMAXPROCS goroutines), reports
 // each failing world with t.Errorf, logs what each explored and returns the
 // results.
@@ -250,20 +256,15 @@ func Check(t testing.TB, worlds []World, o Options) []Result {
 	results := make([]Result, len(worlds))
 	errs := make([]error, len(worlds))
 	var wg sync.WaitGroup
-	work := make(chan int)
-	for range max(1, runtime.GOMAXPROCS(0)) {
+	slots := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	for i := range worlds {
 		wg.Add(1)
+		slots <- struct{}{}
 		go func() {
-			defer wg.Done()
-			for i := range work {
-				results[i], errs[i] = Run(worlds[i], o)
-			}
+			defer func() { <-slots; wg.Done() }()
+			results[i], errs[i] = Run(worlds[i], o)
 		}()
 	}
-	for i := range worlds {
-		work <- i
-	}
-	close(work)
 	wg.Wait()
 	var states, transitions int
 	var seqs uint64
@@ -282,11 +283,7 @@ func Check(t testing.TB, worlds []World, o Options) []Result {
 			map[bool]string{true: " (truncated)"}[r.Truncated])
 		states += r.States
 		transitions += r.Transitions
-		if seqs > ^uint64(0)-r.Sequences {
-			seqs = ^uint64(0)
-		} else {
-			seqs += r.Sequences
-		}
+		seqs = add(seqs, r.Sequences)
 	}
 	t.Logf("total over %d worlds, depth %d, %d live alarms at most: %d distinct states, %d transitions checked, %.3g sequences covered",
 		len(worlds), o.Depth, o.MaxLive, states, transitions, float64(seqs))

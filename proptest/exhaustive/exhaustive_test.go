@@ -10,20 +10,16 @@ import (
 // sequence of up to 3 operations (TW_EXHAUSTIVE_DEPTH overrides it; the deep
 // run in docs/invariants.md uses 6, with -timeout 30m).
 func TestSmallWorlds(t *testing.T) {
-	o := Options{Depth: 3, MaxLive: 3}
-	if s := os.Getenv("TW_EXHAUSTIVE_DEPTH"); s != "" {
-		d, err := strconv.Atoi(s)
-		if err != nil || d < 1 {
-			t.Fatalf("TW_EXHAUSTIVE_DEPTH=%q: want a positive depth", s)
+	env := func(name string) int {
+		s := os.Getenv(name)
+		if s == "" {
+			return 3
 		}
-		o.Depth = d
-	}
-	if s := os.Getenv("TW_EXHAUSTIVE_LIVE"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
-			t.Fatalf("TW_EXHAUSTIVE_LIVE=%q: want a positive number", s)
+			t.Fatalf("%s=%q: want a positive number", name, s)
 		}
-		o.MaxLive = n
+		return n
 	}
-	Check(t, SmallWorlds(), o)
+	Check(t, SmallWorlds(), Options{Depth: env("TW_EXHAUSTIVE_DEPTH"), MaxLive: env("TW_EXHAUSTIVE_LIVE")})
 }

@@ -25,7 +25,7 @@ const (
 	tNearEnd                      // MaxTime - 2·(reach of the user levels) - 1: a jump near the end of time
 	tMaxTime                      // MaxTime
 	tUserSpan                     // now + precision·2^(Σ user level bits): the whole user levels
-	tPrevInterval                 // interval number NowIntervalNum - 1 (rejected)
+	tPrevInterval                 // the start of the interval before the current one (rejected)
 	tLatest                       // the time of the live alarm with the latest time (Harness.Latest)
 )
 
@@ -69,46 +69,54 @@ func newMachine(wd World, o Options) (*machine, error) {
 		user: 1 << min(bits.NumBits()+shift, 61)}, nil
 }
 
-// ops returns the operations offered in the current state. It depends only on
-// the number of live alarms, whether there is a dead handle and the world, all
-// of which the encoding holds.
-func (s *machine) ops() []op {
+// ops returns the operations offered in a state with n live alarms and a
+// dead handle or not: all they depend on besides the world, and all of it
+// in the encoding.
+func (s *machine) ops(n int, dead bool) []op {
 	var xs []op
-	n := len(s.Live())
-	if n < s.o.MaxLive {
-		xs = append(xs, op{name: "Add", t: tNow})
-		if s.prec > 1 {
-			xs = append(xs, op{name: "Add", t: tIntervalStart})
+	add := func(name string, h handler, ts ...target) {
+		for _, t := range ts {
+			xs = append(xs, op{name: name, t: t, h: h})
 		}
-		xs = append(xs, op{name: "Add", t: tNextInterval}, op{name: "Add", t: tLevel0Span},
-			op{name: "Add", t: tMaxAllowed}, op{name: "AddAtIntervalNum", t: tNextInterval})
+	}
+	if n < s.o.MaxLive {
+		add("Add", hNone, tNow)
+		if s.prec > 1 {
+			add("Add", hNone, tIntervalStart)
+		}
+		add("Add", hNone, tNextInterval, tLevel0Span, tMaxAllowed)
+		add("AddAtIntervalNum", hNone, tNextInterval)
 		if n > 0 {
 			// Same time as an alarm added earlier, maybe on another level:
 			// where the order of equal keys across levels is at stake.
-			xs = append(xs, op{name: "Add", t: tLatest})
+			add("Add", hNone, tLatest)
 		}
 	}
-	xs = append(xs, op{name: "Add", t: tBeforeInterval}, op{name: "Add", t: tBeyondMax},
-		op{name: "AddAtIntervalNum", t: tBeyondMax}, op{name: "AddAtIntervalNum", t: tPrevInterval})
+	add("Add", hNone, tBeforeInterval, tBeyondMax)
+	add("AddAtIntervalNum", hNone, tBeyondMax, tPrevInterval)
 	for i := range n {
 		xs = append(xs, op{name: "Remove", i: int8(i)}, op{name: "Reschedule", i: int8(i), t: tNow},
 			op{name: "Reschedule", i: int8(i), t: tLevel0Span})
 	}
-	if dead, _ := s.Dead(); dead != 0 {
+	if dead {
 		xs = append(xs, op{name: "Remove", i: -1}, op{name: "Reschedule", i: -1, t: tNow})
 	}
-	for _, t := range []target{tNow, tNowPlus1, tNextInterval, tLevel0Span, tNextAlarm, tNearEnd, tMaxTime} {
-		if t == tNowPlus1 && s.prec == 1 {
-			continue // the same as now+prec
-		}
-		xs = append(xs, op{name: "AdvanceClock", t: t})
+	add("AdvanceClock", hNone, tNow)
+	if s.prec > 1 {
+		add("AdvanceClock", hNone, tNowPlus1) // else the same as now+prec
 	}
-	return append(xs, op{name: "AdvanceClock", t: tNextAlarm, h: hPanic}, op{name: "AdvanceClock", t: tNextAlarm, h: hAdd},
-		op{name: "AdvanceClock", t: tNextAlarm, h: hRemove}, op{name: "AdvanceClock", t: tUserSpan, h: hPanic},
-		op{name: "AdvanceClockLimit", t: tUserSpan}, op{name: "AdvanceClockLimit", t: tMaxTime},
-		op{name: "FirePastAlarms"}, op{name: "FirePastAlarms", h: hPanic},
-		op{name: "AdvanceClockStopAtNextAlarm", t: tLevel0Span}, op{name: "AdvanceClockStopAtNextAlarm", t: tMaxTime},
-		op{name: "Clear"}, op{name: "Shrink"})
+	add("AdvanceClock", hNone, tNextInterval, tLevel0Span, tNextAlarm, tNearEnd, tMaxTime)
+	for _, h := range []handler{hPanic, hAdd, hRemove} {
+		add("AdvanceClock", h, tNextAlarm)
+	}
+	add("AdvanceClock", hPanic, tUserSpan)
+	add("AdvanceClockLimit", hNone, tUserSpan, tMaxTime)
+	add("FirePastAlarms", hNone, tNow)
+	add("FirePastAlarms", hPanic, tNow)
+	add("AdvanceClockStopAtNextAlarm", hNone, tLevel0Span, tMaxTime)
+	add("Clear", hNone, tNow)
+	add("Shrink", hNone, tNow)
+	return xs
 }
 
 const maxTimeNs = int64(1)<<62 - 1
@@ -146,6 +154,8 @@ func (s *machine) ns(t target) int64 {
 		return maxTimeNs
 	case tUserSpan:
 		return min(now+s.user, maxTimeNs)
+	case tPrevInterval:
+		return is - s.prec
 	case tLatest:
 		if id, at := s.Latest(); id != 0 {
 			return at
@@ -158,23 +168,14 @@ func (s *machine) ns(t target) int64 {
 // resolve turns x into a trace call in the current state.
 func (s *machine) resolve(x op) harness.Op {
 	c := harness.Op{Name: x.name, Limit: 1}
-	if x.t != tPrevInterval {
-		c.At = s.ns(x.t)
-	}
+	c.At = s.ns(x.t)
 	if x.i < 0 {
 		c.ID, _ = s.Dead()
 	} else if x.name == "Remove" || x.name == "Reschedule" {
 		c.ID = s.Live()[x.i]
 	}
-	switch {
-	case x.name == "AddAtIntervalNum" && x.t == tPrevInterval:
-		_, m := s.Wheel()
-		c.Interval = m.Now()/s.prec - 1
-	case x.name == "AddAtIntervalNum" && x.t == tBeyondMax:
-		_, m := s.Wheel()
-		c.Interval = m.MaxAllowedAlarmTime()/s.prec + 1
-	case x.name == "AddAtIntervalNum":
-		c.Interval = c.At / s.prec
+	if x.name == "AddAtIntervalNum" {
+		c.At /= s.prec // the interval the time is in
 	}
 	switch x.h {
 	case hPanic:
@@ -188,13 +189,6 @@ func (s *machine) resolve(x op) harness.Op {
 		c.Script = harness.Script{Call: 1, Action: harness.ActRemove, Target: id}
 	}
 	return c
-}
-
-// apply runs x on the wheel and the model, comparing them unless quiet (a
-// replay of a path checked before).
-func (s *machine) apply(x op, quiet bool) error {
-	s.Quiet = quiet
-	return s.Step(s.resolve(x))
 }
 
 // encode returns the canonical encoding of the state, hashed: "Encoding"

@@ -22,17 +22,17 @@ import (
 // implementation (handles alarm.Alarm) or its model (handles ModelAlarm).
 type side[H comparable] interface {
 	add(op Op, id int) (H, error) // Add, AddAtIntervalNum
-	remove(a H) error
+	Remove(a H) error
 	move(op Op, a H) error                                  // Reschedule, RescheduleAtIntervalNum, Change
 	fire(op Op, handler func(H)) (result string, err error) // the calls that fire (remove) with a handler
-	clear()
-	shrink() // the model does nothing
-	mem(a H) bool
+	Clear()
+	Shrink() // the model does nothing
+	Mem(a H) bool
 	value(a H) (int, error)
-	at(a H) (int64, error) // time or key
-	base() int64           // what a Script's Offset counts from: Now, or MinAllowedKey
-	observe() obs          // the structure-wide queries, in the order of Kind.queries
-	observeOne(a H) view   // the queries about one handle
+	at(a H) (int64, error)         // time or key
+	intervalOf(a H) (int64, error) // interval number, or key again
+	base() int64                   // what a Script's Offset counts from: Now, or MinAllowedKey
+	observe() obs                  // the structure-wide queries, in the order of Kind.queries
 }
 
 // system is the part of a harness that knows its structure.
@@ -40,8 +40,6 @@ type system interface {
 	gen(h *Harness, src Source, op *Op, noPanic bool) // draws op's arguments from the model's state
 	firedCheck(op Op) func(id int, at int64) error    // checks each alarm the implementation fires
 	check(h *Harness) error                           // the implementation's own checks: Invariant, All, ...
-	header() string
-	restart() (*Harness, error)
 }
 
 // entry is an id ever added, with its handles on both sides.
@@ -64,26 +62,23 @@ type Harness struct {
 	ops   []Op
 	// Quiet skips the comparison after each call (exhaustive replays a path
 	// it checked before); a call's own results are still compared.
-	Quiet bool
-	dead  int  // the id that ended last
-	stale bool // a Clear came after dead ended
-}
-
-func newHarness(k *Kind, sys system, impl side[alarm.Alarm], model side[ModelAlarm]) (*Harness, error) {
-	h := &Harness{k: k, sys: sys, impl: impl, model: model}
-	return h, h.compare()
+	Quiet   bool
+	dead    int  // the id that ended last
+	stale   bool // a Clear came after dead ended
+	header  string
+	restart func() (*Harness, error)
 }
 
 // Kind returns the structure the harness drives.
 func (h *Harness) Kind() *Kind { return h.k }
 
 // Restart returns a new harness with the same header and no calls.
-func (h *Harness) Restart() (*Harness, error) { return h.sys.restart() }
+func (h *Harness) Restart() (*Harness, error) { return h.restart() }
 
 // Trace returns the text form of the calls run so far, which Replay runs.
 func (h *Harness) Trace() string {
 	var b strings.Builder
-	b.WriteString(h.sys.header() + "\n")
+	b.WriteString(h.header + "\n")
 	for _, op := range h.ops {
 		b.WriteString(h.k.Format(op) + "\n")
 	}
@@ -185,14 +180,14 @@ func (h *Harness) apply(op Op, kind opKind) error {
 			h.register(op.ID, got, mgot)
 		}
 	case kRemove:
-		err, merr = h.impl.remove(a), h.model.remove(ma)
+		err, merr = h.impl.Remove(a), h.model.Remove(ma)
 		if err == nil && merr == nil {
 			h.dead, h.stale = op.ID, false
 		}
 	case kMove:
 		err, merr = h.impl.move(op, a), h.model.move(op, ma)
 	case kShrink:
-		h.impl.shrink() // not observable: every handle must survive it
+		h.impl.Shrink() // not observable: every handle must survive it
 	case kClear:
 		for _, e := range h.ents {
 			if e.live {
@@ -200,8 +195,8 @@ func (h *Harness) apply(op Op, kind opKind) error {
 			}
 		}
 		h.stale = h.dead != 0
-		h.impl.clear()
-		h.model.clear()
+		h.impl.Clear()
+		h.model.Clear()
 	case kFire:
 		return h.fire(op)
 	}
@@ -260,7 +255,7 @@ func play[H comparable](h *Harness, s side[H], handle func(int) H, op Op, addID 
 			if err := check(id, at); err != nil {
 				fail("%v", err)
 			}
-			if s.mem(a) {
+			if s.Mem(a) {
 				fail("Mem(id %d) true inside its own handler", id)
 			}
 			switch e := h.ent(id); {
@@ -281,11 +276,11 @@ func play[H comparable](h *Harness, s side[H], handle func(int) H, op Op, addID 
 			r.added, r.actErr = s.add(Op{At: s.base() + hs.Offset}, addID)
 			r.didAdd = r.actErr == nil
 		case ActRemove:
-			r.actErr = s.remove(handle(hs.Target))
+			r.actErr = s.Remove(handle(hs.Target))
 		case ActReschedule:
 			r.actErr = s.move(Op{At: s.base() + hs.Offset}, handle(hs.Target))
 		case ActShrink:
-			s.shrink()
+			s.Shrink()
 		case ActPanic:
 			panic(scriptPanic{})
 		}
@@ -351,7 +346,7 @@ func (h *Harness) fire(op Op) error {
 func (h *Harness) resync() error {
 	for i := range h.ents {
 		e := &h.ents[i]
-		in, inM := h.impl.mem(e.real), h.model.mem(e.mod)
+		in, inM := h.impl.Mem(e.real), h.model.Mem(e.mod)
 		switch {
 		case in != inM:
 			return fmt.Errorf("%s %d: %s Mem %v, model Mem %v", h.k.thing, e.id, h.k.Name, in, inM)
@@ -377,7 +372,7 @@ func (h *Harness) compare() error {
 		}
 	}
 	for _, e := range h.ents {
-		if g, w := h.impl.observeOne(e.real), h.model.observeOne(e.mod); g != w {
+		if g, w := observeOne(h.impl, e.real), observeOne(h.model, e.mod); g != w {
 			return fmt.Errorf("%s %d: %s %+v, model %+v", h.k.thing, e.id, h.k.oneQueries, g, w)
 		}
 	}
@@ -462,16 +457,13 @@ func (h *Harness) Live() []int { return h.ids(true) }
 // Handle returns the implementation's handle of id.
 func (h *Harness) Handle(id int) alarm.Alarm { a, _ := h.handles(id); return a }
 
-// ModelHandle returns the model's handle of id.
-func (h *Harness) ModelHandle(id int) ModelAlarm { _, ma := h.handles(id); return ma }
-
 // Dead returns the id that ended last (fired, removed, or the last one a
 // Clear removed; 0 if none) and whether a Clear came after it ended.
 func (h *Harness) Dead() (id int, stale bool) { return h.dead, h.stale }
 
 // obs holds the answers of the structure-wide queries; none stands for the
 // answer of an optional query that has none.
-type obs [9]int64
+type obs [10]int64
 
 const none = int64(-1 << 63)
 
@@ -495,6 +487,18 @@ type view struct {
 	Mem  bool
 	Vals [3]int64
 	Errs [3]uint
+}
+
+// observeOne asks s the queries about a.
+func observeOne[H comparable](s side[H], a H) view {
+	v := view{Mem: s.Mem(a)}
+	at, err := s.at(a)
+	v.set(0, at, err)
+	n, err := s.intervalOf(a)
+	v.set(1, n, err)
+	x, err := s.value(a)
+	v.set(2, int64(x), err)
+	return v
 }
 
 func (v *view) set(i int, x int64, err error) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/gotimingwheel/timingwheel/config"
+	"github.com/gotimingwheel/timingwheel/priorityqueue"
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
 
@@ -14,22 +15,24 @@ type ModelAlarm int
 
 type modelAlarm struct {
 	id  ModelAlarm
-	at  int64 // ns since the epoch
+	at  int64 // ns since the epoch, or the queue's key
 	v   int
-	seq int // order of the last add or reschedule
+	seq int // order of the last add or reschedule (Change)
 }
 
-// Model is the reference model of a timingwheel.Wheel[int], in nanoseconds:
-// alarms in a plain slice, fired one at a time by smallest (interval,
-// sequence), so handlers may change the model as they run. Of the wheel's
-// layout it knows only the reach of its levels (MaxAllowedAlarmTime), by
-// the geometry recurrence of levelsReach, or MaxTime with overflow levels,
-// as config.WithOverflow promises.
+// Model is the reference model of a timingwheel.Wheel[int], in nanoseconds,
+// or of a priorityqueue.Queue[int] (queue: a wheel of precision 1 whose clock
+// is MinAllowedKey): alarms in a plain slice, fired (removed) one at a time
+// by smallest (interval, sequence), so handlers may change the model as they
+// run. Of the layout it knows only the reach of the levels (MaxAllowedKey,
+// MaxAllowedAlarmTime), by the geometry recurrence of levelsReach, or MaxTime
+// with overflow levels, as config.WithOverflow promises.
 type Model struct {
+	queue    bool
 	shift    uint
 	bits     []int
 	overflow bool
-	now      int64
+	now      int64 // the queue's MinAllowedKey
 	alarms   []modelAlarm
 	seq      int
 	lastID   ModelAlarm
@@ -68,7 +71,33 @@ func (m *Model) maxAllowedKey() int64 {
 	if m.overflow {
 		return maxNs >> m.shift
 	}
-	return levelsReach(m.bits, m.interval())
+	return min(levelsReach(m.bits, m.interval()), maxNs>>m.shift)
+}
+
+// levelsReach is the last key of levels with bits bits when level 0 starts
+// at lo: max_0 = lo + 2^b_0 - 1; min_(i+1) = max_i + 1 rounded down to a
+// multiple of 2^s_(i+1), max_(i+1) = min_(i+1) + 2^(b_(i+1)+s_(i+1)) - 1,
+// where s_i is the sum of the bits below level i; every max is capped at
+// 2^62-1.
+func levelsReach(bits []int, lo int64) int64 {
+	var hi int64
+	s := 0
+	for _, b := range bits {
+		if s > 0 {
+			if hi == maxNs {
+				lo = maxNs
+			} else {
+				lo = (hi + 1) / (int64(1) << s) * (int64(1) << s)
+			}
+		}
+		if b+s >= 62 || lo > maxNs-(int64(1)<<(b+s)-1) {
+			hi = maxNs
+		} else {
+			hi = lo + int64(1)<<(b+s) - 1
+		}
+		s += b
+	}
+	return hi
 }
 
 // MaxAllowedAlarmTime returns the last time Add accepts, in ns.
@@ -82,7 +111,10 @@ func (m *Model) MaxAllowedAlarmTime() int64 {
 // target checks and returns the time op adds or moves an alarm to: At, or
 // the start of Interval for the ...AtIntervalNum calls.
 func (m *Model) target(op Op) (int64, error) {
-	if n := op.Interval; op.Name == "AddAtIntervalNum" || op.Name == "RescheduleAtIntervalNum" {
+	if m.queue && (op.At < m.now || op.At > m.maxAllowedKey()) {
+		return 0, fmt.Errorf("%w: key %d, allowed [%d, %d]", priorityqueue.ErrKeyOutOfRange, op.At, m.now, m.maxAllowedKey())
+	}
+	if n := op.At; op.Name == "AddAtIntervalNum" || op.Name == "RescheduleAtIntervalNum" {
 		switch {
 		case n < 0 || n > maxNs>>m.shift:
 			return 0, fmt.Errorf("%w: %d", timingwheel.ErrIntervalNumOutOfRange, n)
@@ -94,6 +126,7 @@ func (m *Model) target(op Op) (int64, error) {
 		return n << m.shift, nil
 	}
 	switch {
+	case m.queue:
 	case op.At > m.MaxAllowedAlarmTime():
 		return 0, fmt.Errorf("%w: %d ns", timingwheel.ErrTooFarInFuture, op.At)
 	case op.At < m.interval()<<m.shift:
@@ -117,7 +150,8 @@ func (m *Model) add(op Op, v int) (ModelAlarm, error) {
 	return m.lastID, nil
 }
 
-func (m *Model) remove(a ModelAlarm) error {
+// Remove removes a member.
+func (m *Model) Remove(a ModelAlarm) error {
 	i := m.find(a)
 	if i < 0 {
 		return errInvalid
@@ -142,10 +176,16 @@ func (m *Model) move(op Op, a ModelAlarm) error {
 	return nil
 }
 
-func (m *Model) clear()                { m.alarms, m.due = nil, nil }
-func (m *Model) shrink()               {}
-func (m *Model) mem(a ModelAlarm) bool { return m.find(a) >= 0 }
-func (m *Model) base() int64           { return m.now }
+// Clear removes every member; the clock (MinAllowedKey) stays.
+func (m *Model) Clear() { m.alarms, m.due = nil, nil }
+
+// Shrink does nothing: the model keeps no spare storage.
+func (m *Model) Shrink() {}
+
+// Mem is whether a is a member.
+func (m *Model) Mem(a ModelAlarm) bool { return m.find(a) >= 0 }
+
+func (m *Model) base() int64 { return m.now }
 
 // lookup finds a member, or the alarm whose handler is running.
 func (m *Model) lookup(a ModelAlarm) (modelAlarm, error) {
@@ -168,13 +208,9 @@ func (m *Model) at(a ModelAlarm) (int64, error) {
 	return e.at, err
 }
 
-func (m *Model) observeOne(a ModelAlarm) view {
+func (m *Model) intervalOf(a ModelAlarm) (int64, error) {
 	e, err := m.lookup(a)
-	v := view{Mem: m.mem(a)}
-	v.set(0, e.at, err)
-	v.set(1, e.at>>m.shift, err)
-	v.set(2, int64(e.v), err)
-	return v
+	return e.at >> m.shift, err
 }
 
 // NextAlarmFiresAt returns the start of the interval after the smallest
@@ -209,9 +245,16 @@ func (m *Model) observe() obs {
 			lo, hi = min(lo, e.at), max(hi, e.at)
 		}
 	}
+	if m.queue {
+		minElt, minKey := none, none
+		if i := m.first(func(modelAlarm) bool { return true }); i >= 0 {
+			minElt, minKey = int64(m.alarms[i].v), m.alarms[i].at
+		}
+		return obs{int64(len(m.alarms)), opt(0, ok), m.now, m.maxAllowedKey(), minElt, minKey}
+	}
 	next, nok := m.NextAlarmFiresAt()
-	return obs{int64(len(m.alarms)), opt(0, ok), m.now, m.interval(), m.MaxAllowedAlarmTime(), opt(next, nok),
-		opt(k, ok), opt(lo, ok), opt(hi, ok)}
+	return obs{int64(len(m.alarms)), opt(0, ok), m.now, m.interval(), m.MaxAllowedAlarmTime(), m.maxAllowedKey(),
+		opt(next, nok), opt(k, ok), opt(lo, ok), opt(hi, ok)}
 }
 
 // first returns the index of the alarm that fires first among those ok
@@ -219,15 +262,19 @@ func (m *Model) observe() obs {
 func (m *Model) first(ok func(e modelAlarm) bool) int {
 	best := -1
 	for i, e := range m.alarms {
-		if ok(e) && (best < 0 || m.before(e, m.alarms[best])) {
+		if ok(e) && (best < 0 || m.order(e, m.alarms[best]) < 0) {
 			best = i
 		}
 	}
 	return best
 }
 
-func (m *Model) before(a, b modelAlarm) bool {
-	return cmp.Or(cmp.Compare(a.at>>m.shift, b.at>>m.shift), a.seq-b.seq) < 0
+// byOrder returns the alarms in the order they fire.
+func (m *Model) byOrder() []modelAlarm { return slices.SortedFunc(slices.Values(m.alarms), m.order) }
+
+// order compares alarms by the order they fire: interval, then sequence.
+func (m *Model) order(a, b modelAlarm) int {
+	return cmp.Or(cmp.Compare(a.at>>m.shift, b.at>>m.shift), a.seq-b.seq)
 }
 
 // fireWhile fires, one at a time, the first alarm ok accepts, until none is.
@@ -259,8 +306,16 @@ func (m *Model) fireOverdue(fired func(ModelAlarm)) {
 }
 
 // fire runs the wheel's firing calls; the package doc of timingwheel says
-// what each fires and when.
+// what each fires and when. The queue's IncreaseMinAllowedKey is AdvanceClock
+// at precision 1 that never fails below 0: the rest of a call a handler's
+// panic interrupted is removed first by the next call.
 func (m *Model) fire(op Op, fired func(ModelAlarm)) (string, error) {
+	switch {
+	case m.queue && op.At > maxNs:
+		return "", fmt.Errorf("%w: key %d above %d", priorityqueue.ErrKeyOutOfRange, op.At, maxNs)
+	case m.queue:
+		op.At = max(op.At, 0)
+	}
 	switch op.Name {
 	case "FirePastAlarms":
 		m.firePast(fired)
@@ -272,7 +327,7 @@ func (m *Model) fire(op Op, fired func(ModelAlarm)) (string, error) {
 	if err := checkNs(op.At); err != nil {
 		return "", err
 	}
-	if op.Name == "AdvanceClock" {
+	if op.Name == "AdvanceClock" || m.queue {
 		m.now = max(m.now, op.At)
 		m.fireOverdue(fired)
 		return "", nil
@@ -347,7 +402,7 @@ func (m *Model) firePast(fired func(ModelAlarm)) {
 			chosen = append(chosen, e)
 		}
 	}
-	slices.SortFunc(chosen, func(a, b modelAlarm) int { return a.seq - b.seq })
+	slices.SortFunc(chosen, m.order) // one interval: by sequence
 	for _, e := range chosen {
 		m.due = append(m.due, e.id)
 	}
@@ -364,7 +419,7 @@ func (m *Model) chooseOverdue() {
 			late = append(late, e)
 		}
 	}
-	slices.SortFunc(late, func(a, b modelAlarm) int { return cmp.Or(cmp.Compare(a.at>>m.shift, b.at>>m.shift), a.seq-b.seq) })
+	slices.SortFunc(late, m.order)
 	for _, e := range late {
 		m.due = append(m.due, e.id)
 	}

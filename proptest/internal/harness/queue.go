@@ -9,8 +9,8 @@ import (
 	"github.com/gotimingwheel/timingwheel/priorityqueue"
 )
 
-// Queue is what the checks drive: the methods of *priorityqueue.Queue[int]
-// they call.
+// Queue is proptest.Queue: the methods of *priorityqueue.Queue[int] the
+// checks call.
 type Queue interface {
 	Len() int
 	IsEmpty() bool
@@ -44,37 +44,26 @@ var QueueKind = &Kind{Name: "queue", thing: "element", verb: "removed", liveOdds
 	}, errs: []error{priorityqueue.ErrKeyOutOfRange, priorityqueue.ErrInvalidAlarm}}
 
 // queueImpl is the implementation's side of a queue harness.
-type queueImpl struct{ q Queue }
+type queueImpl struct{ Queue }
 
-func (s queueImpl) add(op Op, id int) (alarm.Alarm, error) { return s.q.Add(op.At, id) }
-func (s queueImpl) move(op Op, a alarm.Alarm) error        { return s.q.Change(a, op.At) }
-func (s queueImpl) remove(a alarm.Alarm) error             { return s.q.Remove(a) }
-func (s queueImpl) clear()                                 { s.q.Clear() }
-func (s queueImpl) shrink()                                { s.q.Shrink() }
-func (s queueImpl) mem(a alarm.Alarm) bool                 { return s.q.Mem(a) }
-func (s queueImpl) value(a alarm.Alarm) (int, error)       { return s.q.Value(a) }
-func (s queueImpl) at(a alarm.Alarm) (int64, error)        { return s.q.Key(a) }
-func (s queueImpl) base() int64                            { return s.q.MinAllowedKey() }
+func (s queueImpl) add(op Op, id int) (alarm.Alarm, error) { return s.Queue.Add(op.At, id) }
+func (s queueImpl) move(op Op, a alarm.Alarm) error        { return s.Queue.Change(a, op.At) }
+func (s queueImpl) value(a alarm.Alarm) (int, error)       { return s.Queue.Value(a) }
+func (s queueImpl) at(a alarm.Alarm) (int64, error)        { return s.Queue.Key(a) }
+func (s queueImpl) base() int64                            { return s.Queue.MinAllowedKey() }
 
-func (s queueImpl) observeOne(a alarm.Alarm) view {
-	v := view{Mem: s.q.Mem(a)}
-	k, err := s.q.Key(a)
-	v.set(0, k, err)
-	x, err := s.q.Value(a)
-	v.set(1, int64(x), err)
-	return v
-}
+func (s queueImpl) intervalOf(a alarm.Alarm) (int64, error) { return s.Queue.Key(a) }
 
 func (s queueImpl) fire(op Op, handler func(alarm.Alarm)) (string, error) {
 	var f func(priorityqueue.Element[int])
 	if handler != nil {
 		f = func(e priorityqueue.Element[int]) { handler(e.Alarm) }
 	}
-	return "", s.q.IncreaseMinAllowedKey(op.At, f)
+	return "", s.Queue.IncreaseMinAllowedKey(op.At, f)
 }
 
 func (s queueImpl) observe() obs {
-	q := s.q
+	q := s.Queue
 	minElt := none
 	if a, ok := q.MinElt(); ok {
 		x, err := q.Value(a)
@@ -86,21 +75,12 @@ func (s queueImpl) observe() obs {
 
 // queueSys is a harness's queue and model.
 type queueSys struct {
-	lb       levelbits.LevelBits
-	capacity int
-	factory  QueueFactory
-	q        Queue
-	m        *QueueModel
-}
-
-func (s *queueSys) restart() (*Harness, error) { return NewQueue(s.lb, s.capacity, s.factory) }
-
-func (s *queueSys) header() string {
-	return fmt.Sprintf("queue bits=%s capacity=%d", joinInts(s.lb.Bits()), s.capacity)
+	q Queue
+	m *Model
 }
 
 // NewQueue starts a harness on the queue factory makes (nil:
-// priorityqueue.New[int]) and a QueueModel.
+// priorityqueue.New[int]) and a queue Model.
 func NewQueue(lb levelbits.LevelBits, capacity int, factory QueueFactory) (*Harness, error) {
 	var q Queue
 	if factory != nil {
@@ -108,8 +88,11 @@ func NewQueue(lb levelbits.LevelBits, capacity int, factory QueueFactory) (*Harn
 	} else {
 		q = priorityqueue.New[int](lb, capacity)
 	}
-	m := &QueueModel{bits: lb.Bits()}
-	return newHarness(QueueKind, &queueSys{lb, capacity, factory, q, m}, queueImpl{q}, m)
+	m := &Model{queue: true, bits: lb.Bits()}
+	h := &Harness{k: QueueKind, sys: &queueSys{q, m}, impl: queueImpl{q}, model: m, restart: func() (*Harness, error) {
+		return NewQueue(lb, capacity, factory)
+	}, header: fmt.Sprintf("queue bits=%s capacity=%d", joinInts(lb.Bits()), capacity)}
+	return h, h.compare()
 }
 
 func newQueueFromHeader(kv map[string]string, factory QueueFactory) (*Harness, error) {
@@ -176,7 +159,7 @@ func (s *queueSys) gen(h *Harness, src Source, op *Op, noPanic bool) {
 // minimums sit on different levels), or anywhere in the first 2^20 keys of
 // the range.
 func (s *queueSys) genKey(src Source, label string) int64 {
-	lo, hi := s.m.min, s.m.maxAllowedKey()
+	lo, hi, elts := s.m.now, s.m.maxAllowedKey(), s.m.byOrder()
 	switch src.Intn(label+"Kind", 9) {
 	case 0:
 		return lo
@@ -189,8 +172,8 @@ func (s *queueSys) genKey(src Source, label string) int64 {
 	case 4, 5:
 		return lo + src.Int64Range(label+"Near", 0, 12)
 	case 6:
-		if n := len(s.m.elts); n > 0 {
-			return s.m.elts[src.Intn(label+"InUse", n)].key
+		if n := len(elts); n > 0 {
+			return elts[src.Intn(label+"InUse", n)].at
 		}
 		return lo
 	}
@@ -201,7 +184,7 @@ func (s *queueSys) genKey(src Source, label string) int64 {
 // top of the key space and one past it, backwards, to just past the smallest
 // key, or to MaxAllowedKey.
 func (s *queueSys) genIncrease(src Source) int64 {
-	cur := s.m.min
+	cur := s.m.now
 	switch src.Intn("incKind", 9) {
 	case 0:
 		return cur + 1
@@ -221,8 +204,8 @@ func (s *queueSys) genIncrease(src Source) int64 {
 		}
 		return s.m.maxAllowedKey() + src.Int64Range("pastMax", 0, 1)
 	}
-	if len(s.m.elts) > 0 {
-		return s.m.elts[0].key + src.Int64Range("nearMin", 0, 3)
+	if elts := s.m.byOrder(); len(elts) > 0 {
+		return elts[0].at + src.Int64Range("nearMin", 0, 3)
 	}
 	return cur + 1
 }

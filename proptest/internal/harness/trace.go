@@ -3,6 +3,7 @@ package harness
 import (
 	"bufio"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,12 +39,11 @@ type Script struct {
 // or, for those a handler adds, by the harness (one more than the largest id
 // seen). Id 0 and ids never added stand for the null alarm.
 type Op struct {
-	Name     string
-	At       int64 // the wheel's times in ns (an add's time, an advance's target), the queue's keys
-	Interval int64 // AddAtIntervalNum, RescheduleAtIntervalNum
-	ID       int
-	Limit    int // AdvanceClockLimit
-	Script   Script
+	Name   string
+	At     int64 // a time in ns, an interval number (...AtIntervalNum), or a key
+	ID     int
+	Limit  int // AdvanceClockLimit
+	Script Script
 }
 
 // opKind is what the engine does with an operation.
@@ -60,8 +60,8 @@ const (
 )
 
 // opDef is one operation of a structure: its name in traces and weights, its
-// default weight, its arguments in trace order (a: At, n: Interval, i: ID,
-// l: Limit) and what it does.
+// default weight, its arguments in trace order (a: At, i: ID, l: Limit) and
+// what it does.
 type opDef struct {
 	name   string
 	weight int
@@ -69,30 +69,8 @@ type opDef struct {
 	kind   opKind
 }
 
-func (op Op) arg(c byte) int64 {
-	switch c {
-	case 'a':
-		return op.At
-	case 'n':
-		return op.Interval
-	case 'i':
-		return int64(op.ID)
-	}
-	return int64(op.Limit)
-}
-
-func (op *Op) setArg(c byte, v int64) {
-	switch c {
-	case 'a':
-		op.At = v
-	case 'n':
-		op.Interval = v
-	case 'i':
-		op.ID = int(v)
-	default:
-		op.Limit = int(v)
-	}
-}
+// arg returns a pointer to op's argument c (see opDef.args).
+func (op *Op) arg(c byte) any { return map[byte]any{'a': &op.At, 'i': &op.ID, 'l': &op.Limit}[c] }
 
 // Kind describes one structure the harness drives: the wheel or the queue.
 type Kind struct {
@@ -159,7 +137,7 @@ func (k *Kind) Format(op Op) string {
 	b.WriteString(op.Name)
 	if d := k.def(op.Name); d != nil {
 		for i := range len(d.args) {
-			fmt.Fprintf(&b, " %d", op.arg(d.args[i]))
+			fmt.Fprintf(&b, " %v", reflect.ValueOf(op.arg(d.args[i])).Elem())
 		}
 	}
 	if s := op.Script; s.Action != ActNone {
@@ -189,11 +167,9 @@ func (k *Kind) parseOp(f []string) (Op, error) {
 		return op, fmt.Errorf("%s: %d arguments, want %d", op.Name, len(args), len(d.args))
 	}
 	for i, a := range args {
-		x, err := strconv.ParseInt(a, 10, 64)
-		if err != nil {
+		if err := parseInto(op.arg(d.args[i]), a); err != nil {
 			return op, fmt.Errorf("%s: argument %q: %v", op.Name, a, err)
 		}
-		op.setArg(d.args[i], x)
 	}
 	return op, nil
 }
@@ -263,40 +239,39 @@ func joinInts(xs []int) string {
 	return strings.Join(s, ",")
 }
 
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, p := range strings.Split(s, ",") {
-		x, err := strconv.Atoi(p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, x)
-	}
-	return out, nil
-}
-
-// headerFields reads a header's fields into the named pointers (*int, *bool,
-// *int64, *[]int); a field not named is an error.
+// headerFields reads a header's fields into the named pointers; a field not
+// named is an error.
 func headerFields(kv map[string]string, into map[string]any) error {
 	for key, v := range kv {
-		var err error
-		switch p := into[key].(type) {
-		case *int:
-			*p, err = strconv.Atoi(v)
-		case *int64:
-			*p, err = strconv.ParseInt(v, 10, 64)
-		case *bool:
-			*p, err = strconv.ParseBool(v)
-		case *[]int:
-			*p, err = parseInts(v)
-		default:
-			err = fmt.Errorf("unknown field")
-		}
-		if err != nil {
+		if err := parseInto(into[key], v); err != nil {
 			return fmt.Errorf("proptest: header %s=%s: %v", key, v, err)
 		}
 	}
 	return nil
+}
+
+// parseInto parses v into p: an *int, *int64, *bool or *[]int (comma
+// separated).
+func parseInto(p any, v string) (err error) {
+	switch p := p.(type) {
+	case *int:
+		*p, err = strconv.Atoi(v)
+	case *int64:
+		*p, err = strconv.ParseInt(v, 10, 64)
+	case *bool:
+		*p, err = strconv.ParseBool(v)
+	case *[]int:
+		for _, s := range strings.Split(v, ",") {
+			var x int
+			if err = parseInto(&x, s); err != nil {
+				return err
+			}
+			*p = append(*p, x)
+		}
+	default:
+		err = fmt.Errorf("unknown field")
+	}
+	return err
 }
 
 // Replay runs a trace's calls on a new structure, made by wf or qf as its

@@ -12,13 +12,10 @@ import (
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
 
-// Wheel is what the checks drive: the methods of *timingwheel.Wheel[int] they
-// call. *timingwheel.Wheel[int] implements it; so may a wrapper of your own
-// (a locked wheel, a wheel behind a simulated clock).
+// Wheel is proptest.Wheel: the methods of *timingwheel.Wheel[int] the checks
+// call.
 type Wheel interface {
 	Now() time.Time
-	Start() time.Time
-	AlarmPrecision() time.Duration
 	Len() int
 	IsEmpty() bool
 	All() iter.Seq[alarm.Alarm]
@@ -53,11 +50,12 @@ type WheelFactory = func(cfg config.Config, start time.Time) (Wheel, error)
 
 // WheelKind describes the wheel's calls.
 var WheelKind = &Kind{Name: "wheel", thing: "alarm", verb: "fired", liveOdds: 6,
-	queries: []string{"Len", "IsEmpty (none: true)", "Now", "NowIntervalNum", "MaxAllowedAlarmTime", "NextAlarmFiresAt",
+	queries: []string{"Len", "IsEmpty (none: true)", "Now", "NowIntervalNum", "MaxAllowedAlarmTime",
+		"MaxAllowedAlarmIntervalNum", "NextAlarmFiresAt",
 		"MinAlarmIntervalNum", "MinAlarmTimeInMinInterval", "MaxAlarmTimeInMinInterval"},
 	oneQueries: "Mem, AlarmAt, AlarmIntervalNum, AlarmValue", ops: []opDef{
-		{"Add", 6, "ai", kAdd}, {"AddAtIntervalNum", 2, "ni", kAdd}, {"Remove", 2, "i", kRemove},
-		{"Reschedule", 2, "ia", kMove}, {"RescheduleAtIntervalNum", 1, "in", kMove},
+		{"Add", 6, "ai", kAdd}, {"AddAtIntervalNum", 2, "ai", kAdd}, {"Remove", 2, "i", kRemove},
+		{"Reschedule", 2, "ia", kMove}, {"RescheduleAtIntervalNum", 1, "ia", kMove},
 		{"AdvanceClock", 4, "a", kFire}, {"AdvanceClockLimit", 2, "al", kFire}, {"FirePastAlarms", 1, "", kFire},
 		{"AdvanceClockStopAtNextAlarm", 2, "a", kFire}, {"Shrink", 1, "", kShrink}, {"Clear", 1, "", kClear},
 	}, errs: []error{timingwheel.ErrTimeOutOfRange, timingwheel.ErrIntervalNumOutOfRange, timingwheel.ErrTooFarInFuture,
@@ -66,20 +64,20 @@ var WheelKind = &Kind{Name: "wheel", thing: "alarm", verb: "fired", liveOdds: 6,
 func ns2t(ns int64) time.Time { return time.Unix(0, ns).UTC() }
 
 // wheelImpl is the implementation's side of a wheel harness.
-type wheelImpl struct{ w Wheel }
+type wheelImpl struct{ Wheel }
 
 func (s wheelImpl) add(op Op, id int) (alarm.Alarm, error) {
 	if op.Name == "AddAtIntervalNum" {
-		return s.w.AddAtIntervalNum(op.Interval, id)
+		return s.Wheel.AddAtIntervalNum(op.At, id)
 	}
-	return s.w.Add(ns2t(op.At), id)
+	return s.Wheel.Add(ns2t(op.At), id)
 }
 
 func (s wheelImpl) move(op Op, a alarm.Alarm) error {
 	if op.Name == "RescheduleAtIntervalNum" {
-		return s.w.RescheduleAtIntervalNum(a, op.Interval)
+		return s.Wheel.RescheduleAtIntervalNum(a, op.At)
 	}
-	return s.w.Reschedule(a, ns2t(op.At))
+	return s.Wheel.Reschedule(a, ns2t(op.At))
 }
 
 func (s wheelImpl) fire(op Op, handler func(alarm.Alarm)) (string, error) {
@@ -89,66 +87,44 @@ func (s wheelImpl) fire(op Op, handler func(alarm.Alarm)) (string, error) {
 	}
 	switch to := ns2t(op.At); op.Name {
 	case "AdvanceClock":
-		return "", s.w.AdvanceClock(to, f)
+		return "", s.Wheel.AdvanceClock(to, f)
 	case "AdvanceClockLimit":
-		n, done, err := s.w.AdvanceClockLimit(to, op.Limit, f)
+		n, done, err := s.Wheel.AdvanceClockLimit(to, op.Limit, f)
 		return fmt.Sprint(n, done), err
 	case "FirePastAlarms":
-		s.w.FirePastAlarms(f)
+		s.Wheel.FirePastAlarms(f)
 		return "", nil
 	default:
-		return "", s.w.AdvanceClockStopAtNextAlarm(to, f)
+		return "", s.Wheel.AdvanceClockStopAtNextAlarm(to, f)
 	}
 }
 
-func (s wheelImpl) remove(a alarm.Alarm) error       { return s.w.Remove(a) }
-func (s wheelImpl) clear()                           { s.w.Clear() }
-func (s wheelImpl) shrink()                          { s.w.Shrink() }
-func (s wheelImpl) mem(a alarm.Alarm) bool           { return s.w.Mem(a) }
-func (s wheelImpl) base() int64                      { return s.w.Now().UnixNano() }
-func (s wheelImpl) value(a alarm.Alarm) (int, error) { return s.w.AlarmValue(a) }
+func (s wheelImpl) base() int64                      { return s.Wheel.Now().UnixNano() }
+func (s wheelImpl) value(a alarm.Alarm) (int, error) { return s.Wheel.AlarmValue(a) }
 
 func (s wheelImpl) at(a alarm.Alarm) (int64, error) {
-	t, err := s.w.AlarmAt(a)
+	t, err := s.Wheel.AlarmAt(a)
 	return t.UnixNano(), err
 }
 
 func (s wheelImpl) observe() obs {
-	w := s.w
+	w := s.Wheel
 	next, nok := w.NextAlarmFiresAt()
 	k, kok := w.MinAlarmIntervalNum()
 	lo, look := w.MinAlarmTimeInMinInterval()
 	hi, hok := w.MaxAlarmTimeInMinInterval()
 	return obs{int64(w.Len()), opt(0, !w.IsEmpty()), w.Now().UnixNano(), w.NowIntervalNum(),
-		w.MaxAllowedAlarmTime().UnixNano(), opt(next.UnixNano(), nok), opt(k, kok), opt(lo.UnixNano(), look),
+		w.MaxAllowedAlarmTime().UnixNano(), w.MaxAllowedAlarmIntervalNum(), opt(next.UnixNano(), nok), opt(k, kok), opt(lo.UnixNano(), look),
 		opt(hi.UnixNano(), hok)}
 }
 
-func (s wheelImpl) observeOne(a alarm.Alarm) view {
-	v := view{Mem: s.w.Mem(a)}
-	at, err := s.at(a)
-	v.set(0, at, err)
-	n, err := s.w.AlarmIntervalNum(a)
-	v.set(1, n, err)
-	x, err := s.w.AlarmValue(a)
-	v.set(2, int64(x), err)
-	return v
-}
+func (s wheelImpl) intervalOf(a alarm.Alarm) (int64, error) { return s.Wheel.AlarmIntervalNum(a) }
 
 // wheelSys is a harness's wheel and model.
 type wheelSys struct {
-	cfg     config.Config
-	start   time.Time
-	factory WheelFactory
-	w       Wheel
-	m       *Model
-}
-
-func (s *wheelSys) restart() (*Harness, error) { return NewWheel(s.cfg, s.start, s.factory) }
-
-func (s *wheelSys) header() string {
-	return fmt.Sprintf("wheel precision=%d bits=%s capacity=%d overflow=%v start=%d", s.cfg.Precision().Log2(),
-		joinInts(s.cfg.LevelBits().Bits()), s.cfg.Capacity(), s.cfg.Overflow(), s.start.UnixNano())
+	cfg config.Config
+	w   Wheel
+	m   *Model
 }
 
 // NewWheel starts a harness on the wheel factory makes (nil:
@@ -168,7 +144,11 @@ func NewWheel(cfg config.Config, start time.Time, factory WheelFactory) (*Harnes
 	if err != nil {
 		return nil, err
 	}
-	return newHarness(WheelKind, &wheelSys{cfg, start, factory, w, m}, wheelImpl{w}, m)
+	h := &Harness{k: WheelKind, sys: &wheelSys{cfg, w, m}, impl: wheelImpl{w}, model: m, restart: func() (*Harness, error) {
+		return NewWheel(cfg, start, factory)
+	}, header: fmt.Sprintf("wheel precision=%d bits=%s capacity=%d overflow=%v start=%d", cfg.Precision().Log2(),
+		joinInts(cfg.LevelBits().Bits()), cfg.Capacity(), cfg.Overflow(), start.UnixNano())}
+	return h, h.compare()
 }
 
 // newWheelFromHeader starts a harness for a wheel trace's header.
@@ -182,48 +162,45 @@ func newWheelFromHeader(kv map[string]string, factory WheelFactory) (*Harness, e
 	if err != nil {
 		return nil, err
 	}
-	lb, err := levelbits.New(bits...)
-	var cfg config.Config
-	if err == nil {
-		opts := []config.Option{config.WithLevelBits(lb), config.WithCapacity(capacity)}
-		if overflow {
-			opts = append(opts, config.WithOverflow())
-		}
-		cfg, err = config.New(config.AlarmPrecision(prec), opts...)
-	}
+	cfg, err := wheelConfig(prec, bits, capacity, overflow)
 	if err != nil {
 		return nil, fmt.Errorf("proptest: trace config: %w", err)
 	}
 	return NewWheel(cfg, ns2t(start), factory)
 }
 
-// DrawWheel starts a harness on a config drawn from cfgs, or when cfgs is
-// empty: a precision of 2^0 to 2^46 ns; tiny level bits ([1], [2], [1 1],
-// [2 1], [1 1 1], [3 2], random small ones: levels turn over fast) or the
-// default; overflow levels in a quarter of the configs. Then a start time.
+func wheelConfig(prec int, bits []int, capacity int, overflow bool) (config.Config, error) {
+	lb, err := levelbits.New(bits...)
+	if err != nil {
+		return config.Config{}, err
+	}
+	opts := []config.Option{config.WithLevelBits(lb), config.WithCapacity(capacity)}
+	if overflow {
+		opts = append(opts, config.WithOverflow())
+	}
+	return config.New(config.AlarmPrecision(prec), opts...)
+}
+
+// DrawWheel starts a harness on a config drawn from cfgs, or a random one
+// (proptest.WithConfigs says which; tiny level bits turn over fast), and a
+// start time.
 func DrawWheel(src Source, cfgs []config.Config, factory WheelFactory) (*Harness, error) {
 	var cfg config.Config
 	if len(cfgs) > 0 {
 		cfg = cfgs[src.Intn("config", len(cfgs))]
 	} else {
 		precisions := []int{0, 0, 0, 1, 2, 3, 10, 20, 30, 46}
-		p := config.AlarmPrecision(precisions[src.Intn("precision", len(precisions))])
+		p := precisions[src.Intn("precision", len(precisions))]
 		bits := [][]int{{1}, {2}, {1, 1}, {2, 1}, {1, 1, 1}, {3, 2}, levelbits.Default().Bits(), nil, nil}[src.Intn("levelbits", 9)]
 		if bits == nil {
 			for i := range 1 + src.Intn("numLevels", 4) {
 				bits = append(bits, 1+src.Intn(fmt.Sprintf("bits%d", i), 3))
 			}
 		}
-		lb, err := levelbits.New(bits...)
-		if err != nil {
-			return nil, fmt.Errorf("level bits %v: %w", bits, err)
-		}
-		opts := []config.Option{config.WithLevelBits(lb), config.WithCapacity(src.Intn("capacity", 5))}
-		if src.Intn("overflow", 4) == 0 {
-			opts = append(opts, config.WithOverflow())
-		}
-		if cfg, err = config.New(p, opts...); err != nil {
-			return nil, err
+		var err error
+		capacity := src.Intn("capacity", 5)
+		if cfg, err = wheelConfig(p, bits, capacity, src.Intn("overflow", 4) == 0); err != nil {
+			return nil, fmt.Errorf("config %v: %w", bits, err)
 		}
 	}
 	return NewWheel(cfg, genStart(src), factory)
@@ -248,9 +225,9 @@ func (s *wheelSys) gen(h *Harness, src Source, op *Op, noPanic bool) {
 		op.At = s.genTime(src, "at")
 	case "AddAtIntervalNum":
 		if src.Intn("intervalFar", 6) == 0 {
-			op.Interval = m.maxAllowedKey() + src.Int64Range("intervalEdge", -1, 1)
+			op.At = m.maxAllowedKey() + src.Int64Range("intervalEdge", -1, 1)
 		} else {
-			op.Interval = m.interval() + src.Int64Range("intervalDelta", -2, 40)
+			op.At = m.interval() + src.Int64Range("intervalDelta", -2, 40)
 		}
 	case "Remove":
 		op.ID = h.pick(src, "remove")
@@ -259,7 +236,7 @@ func (s *wheelSys) gen(h *Harness, src Source, op *Op, noPanic bool) {
 		op.At = s.genTime(src, "reschedAt")
 	case "RescheduleAtIntervalNum":
 		op.ID = h.pick(src, "reschedN")
-		op.Interval = m.interval() + src.Int64Range("reschedDelta", -1, 20)
+		op.At = m.interval() + src.Int64Range("reschedDelta", -1, 20)
 	case "AdvanceClock", "AdvanceClockStopAtNextAlarm":
 		op.At = s.genAdvance(src, "to")
 		op.Script = h.genScript(src, noPanic, 0, 8<<m.shift)
