@@ -285,6 +285,18 @@ func (q *Queue[T]) AddTime(t int64, v T) (pool.Handle, error) {
 	return a, nil
 }
 
+// AddTimeChecked is AddTime for a caller that has already checked t as
+// AddTime would (a timing wheel checks its times against its own clock
+// first): t in [0, MaxKey] and MinAllowedKey() <= t >> Shift() <=
+// MaxAllowedKey(). It skips the second check.
+func (q *Queue[T]) AddTimeChecked(t int64, v T) pool.Handle {
+	a := q.add(t, t>>q.shift, v)
+	if checked.On {
+		q.check("AddTimeChecked", t)
+	}
+	return a
+}
+
 func (q *Queue[T]) add(t, key int64, v T) pool.Handle {
 	i := q.pool.Alloc(t, v, 0)
 	q.insert(i, key)
@@ -443,11 +455,31 @@ func (q *Queue[T]) ChangeTime(a pool.Handle, t int64) error {
 	if err := q.checkTime(t); err != nil {
 		return err
 	}
+	q.changeTime(i, t)
+	if checked.On {
+		q.check("ChangeTime", a, t)
+	}
+	return nil
+}
+
+// changeTime moves record i, a member, to time t, after every element of
+// its new key.
+func (q *Queue[T]) changeTime(i uint32, t int64) {
 	q.detach(i)
 	q.rec(i).Time = t
 	q.insert(i, t>>q.shift)
+}
+
+// ChangeTimeChecked is ChangeTime for a time t the caller has already
+// checked as AddTimeChecked requires; its only error is ErrInvalidAlarm.
+func (q *Queue[T]) ChangeTimeChecked(a pool.Handle, t int64) error {
+	i, ok := q.member(a)
+	if !ok {
+		return invalid(a)
+	}
+	q.changeTime(i, t)
 	if checked.On {
-		q.check("ChangeTime", a, t)
+		q.check("ChangeTimeChecked", a, t)
 	}
 	return nil
 }
