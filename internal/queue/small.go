@@ -46,24 +46,23 @@ func smallCapFor(b0 uint) int {
 func (q *Queue[T]) smallLen() int { return len(q.sk) - q.smallHead }
 
 // smallUpper returns the first position p in [smallHead, len(sk)) with
-// sk[p] > key, or len(sk). The search halves a window whose base moves by a
-// masked add, with no branch: with random keys a branch would be
-// mispredicted half of the time. Keys are in [0, MaxKey], so the
-// differences cannot overflow.
+// sk[p] > key, or len(sk). It counts, with no branch, the blocks of 8 keys
+// whose last key is <= key, then the keys <= key in the next block: about
+// n/8 + 8 independent comparisons, which the CPU overlaps, where a binary
+// search makes log2(n) dependent loads and, with random keys, mispredicts
+// half of its branches. Keys are in [0, MaxKey], so key - sk[j] cannot
+// overflow, and its sign bit is 1 exactly when sk[j] > key.
 func (q *Queue[T]) smallUpper(key int64) int {
 	sk := q.sk[q.smallHead:]
-	base, n := 0, len(sk)
-	if n == 0 {
-		return q.smallHead
+	b := 0
+	for j := 7; j < len(sk); j += 8 {
+		b += int(uint64(key-sk[j])>>63) ^ 1
 	}
-	for n > 1 {
-		half := n >> 1
-		// key - sk[m] >= 0, i.e. sk[m] <= key: the mask is all ones.
-		base += half &^ int((key-sk[base+half-1])>>63)
-		n -= half
+	p := 8 * b
+	for _, k := range sk[p:min(p+8, len(sk))] {
+		p += int(uint64(key-k)>>63) ^ 1
 	}
-	base += 1 &^ int((key-sk[base])>>63)
-	return q.smallHead + base
+	return q.smallHead + p
 }
 
 // smallLower returns the first position p in [smallHead, len(sk)) with
