@@ -354,11 +354,12 @@ func (w *Wheel[T]) Add(at time.Time, v T) (Alarm, error) {
 	if err != nil {
 		return Alarm{}, err
 	}
-	a, err := w.q.AddTime(ns, v)
+	// checkAt admits exactly the times the queue admits.
+	a := w.q.AddTimeChecked(ns, v)
 	if checked.On {
 		w.check("Add", at)
 	}
-	return a, err
+	return a, nil
 }
 
 // AddAtIntervalNum adds an alarm at the start of interval n. Errors:
@@ -394,9 +395,9 @@ func (w *Wheel[T]) Reschedule(a Alarm, at time.Time) error {
 	if err != nil {
 		return w.invalidOr(a, err)
 	}
-	// checkAt admits exactly the times the queue admits, so ChangeTime fails
+	// checkAt admits exactly the times the queue admits, so the change fails
 	// only for a handle that is not in the wheel: one lookup on the hot path.
-	err = w.q.ChangeTime(a, ns)
+	err = w.q.ChangeTimeChecked(a, ns)
 	if checked.On {
 		w.check("Reschedule", a, at)
 	}

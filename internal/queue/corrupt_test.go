@@ -240,6 +240,7 @@ func TestCorruptPQ7(t *testing.T) {
 		if q.levels[1].slots != nil {
 			t.Fatal("level 1 has slots; the test needs an unused level")
 		}
+		q.levels[1].occupied = newBitmap(4) // a bitmap without slots, with a bit set
 		q.levels[1].occupied.set(3)
 		invariant.Expect(t, q.Invariant(), "PQ7")
 	})
@@ -416,4 +417,82 @@ func TestSlotMinAfterRemove(t *testing.T) {
 	if err := q.Invariant(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// newSmallFixture builds a valid queue in small mode: level bits [4 2] (a
+// small vector of at most 2), keys 5 and 9 in the vector.
+func newSmallFixture(t *testing.T) *Queue[string] {
+	t.Helper()
+	lb, err := levelbits.New(4, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := New[string](lb, 0)
+	for _, k := range []int64{9, 5} {
+		if _, err := q.Add(k, "x"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.Invariant(); err != nil {
+		t.Fatalf("small fixture is not valid: %v", err)
+	}
+	if !q.small || q.smallLen() != 2 || q.sk[q.smallHead] != 5 {
+		t.Fatalf("small fixture: small %v, %d in the vector, keys %v", q.small, q.smallLen(), q.sk)
+	}
+	return q
+}
+
+func TestCorruptPQ14(t *testing.T) {
+	t.Run("vector in use outside small mode", func(t *testing.T) {
+		q := newSmallFixture(t)
+		q.small = false
+		invariant.Expect(t, q.Invariant(), "PQ14")
+	})
+	t.Run("levels in use in small mode", func(t *testing.T) {
+		f := newFixture(t) // elements on every level, an empty vector
+		f.q.small, f.q.smallCap = true, 8
+		invariant.Expect(t, f.q.Invariant(), "PQ14")
+	})
+	t.Run("vector over its cap", func(t *testing.T) {
+		q := newSmallFixture(t)
+		q.smallCap = 1
+		invariant.Expect(t, q.Invariant(), "PQ14")
+	})
+	t.Run("halves of different lengths", func(t *testing.T) {
+		q := newSmallFixture(t)
+		q.si = q.si[:len(q.si)-1]
+		invariant.Expect(t, q.Invariant(), "PQ14")
+	})
+}
+
+func TestCorruptPQ15(t *testing.T) {
+	t.Run("keys out of order", func(t *testing.T) {
+		q := newSmallFixture(t)
+		h := q.smallHead
+		q.sk[h], q.sk[h+1] = q.sk[h+1], q.sk[h]
+		q.si[h], q.si[h+1] = q.si[h+1], q.si[h]
+		invariant.Expect(t, q.Invariant(), "PQ15")
+	})
+	t.Run("key not the record's", func(t *testing.T) {
+		q := newSmallFixture(t)
+		q.sk[q.smallHead] = 6
+		invariant.Expect(t, q.Invariant(), "PQ15")
+	})
+	t.Run("record not in state 1", func(t *testing.T) {
+		q := newSmallFixture(t)
+		q.rec(q.si[q.smallHead]).State = 2
+		invariant.Expect(t, q.Invariant(), "PQ15")
+	})
+	t.Run("bad index", func(t *testing.T) {
+		q := newSmallFixture(t)
+		q.si[q.smallHead] = 0
+		invariant.Expect(t, q.Invariant(), "PQ15")
+	})
+	t.Run("key below MinAllowedKey", func(t *testing.T) {
+		q := newSmallFixture(t)
+		q.minAllowed = 6
+		q.levels[0].minKey = 6 // keep PQ9; the vector's key 5 is now below the minimum
+		q.levels[0].maxKey = addClamp(6, q.levels[0].span)
+		invariant.Expect(t, q.Invariant(), "PQ15")
+	})
 }

@@ -7,14 +7,14 @@ import (
 )
 
 // Invariant checks every invariant of the queue and returns nil or an
-// *invariant.Violation naming the first one broken: PQ1-PQ13, and the pool's
+// *invariant.Violation naming the first one broken: PQ1-PQ15, and the pool's
 // AP1-AP7. docs/invariants.md states each and names the function that checks
 // it (checkPQ3 checks PQ3). The order: the geometry (PQ1, PQ2, PQ9); one walk
 // over every slot of every level, which checks each entry (PQ5, PQ3, PQ4,
 // PQ12), each slot (PQ6, PQ7, PQ13) and each level (PQ7, PQ6) as it passes
-// them; the due list (PQ10); the queue's counts (PQ6); the cached minimum
-// (PQ8); the pool (AP*); the records in use (PQ11). Cost: O(slots + capacity),
-// one pass over the records.
+// them; the mode (PQ14) and the small vector (PQ15); the due list (PQ10); the
+// queue's counts (PQ6); the cached minimum (PQ8); the pool (AP*); the records
+// in use (PQ11). Cost: O(slots + capacity), one pass over the records.
 func (q *Queue[T]) Invariant() error {
 	if err := q.checkPQ1(); err != nil {
 		return err
@@ -29,11 +29,21 @@ func (q *Queue[T]) Invariant() error {
 	if err != nil {
 		return err
 	}
+	if err := q.checkPQ14(); err != nil {
+		return err
+	}
+	inSmall, smallMin, err := q.checkPQ15()
+	if err != nil {
+		return err
+	}
+	if inSmall > 0 && (levelMin < 0 || smallMin < levelMin) {
+		levelMin = smallMin
+	}
 	due, err := q.checkPQ10()
 	if err != nil {
 		return err
 	}
-	if err := q.checkPQ6Queue(onLevels, due); err != nil {
+	if err := q.checkPQ6Queue(onLevels+inSmall, due); err != nil {
 		return err
 	}
 	if err := q.checkPQ8(levelMin); err != nil {
@@ -127,7 +137,8 @@ func (q *Queue[T]) walkSlot(l, s int) (n int, slotMin int64, err error) {
 // checkPQ1: each level's geometry is the original's: shift_i = s_i, 2^b_i
 // slots, keysPerSlot_i = 2^s_i, span_i = 2^(b_i+s_i) - 1 (MaxKey at 62 bits),
 // min_i slot-aligned (or MaxKey), max_i = min(min_i + span_i, MaxKey); a level
-// in use has 2^b_i slots, counts and, above level 0, cached minima (PQ13).
+// in use has 2^b_i slots, counts, a bitmap of as many bits and, above level 0,
+// cached minima (PQ13).
 func (q *Queue[T]) checkPQ1() error {
 	var bitsPerSlot uint
 	for l := range q.levels {
@@ -143,7 +154,7 @@ func (q *Queue[T]) checkPQ1() error {
 				l, len(lv.slots), len(lv.slotLen), len(lv.slotMinKey), lv.mask)
 		}
 		if lv.shift != bitsPerSlot || lv.keysPerSlot != int64(1)<<bitsPerSlot ||
-			nslots != 1<<lv.bits || len(lv.occupied) != (nslots+63)/64 {
+			nslots != 1<<lv.bits || lv.slots != nil && len(lv.occupied) != (nslots+63)/64 {
 			return invariant.Errorf("PQ1", "level %d: shift %d (want %d), keysPerSlot %d, %d slots for %d bits",
 				l, lv.shift, bitsPerSlot, lv.keysPerSlot, nslots, lv.bits)
 		}
@@ -253,7 +264,7 @@ func (q *Queue[T]) checkPQ7Slot(l, s, n int) error {
 }
 
 // checkPQ7Unused: the bitmaps agree with the slots, for a level not in use
-// (no slots yet): no bit is set.
+// (no slots yet, and normally no bitmap): no bit is set.
 func (q *Queue[T]) checkPQ7Unused(l int) error {
 	if lv := &q.levels[l]; lv.slots == nil && lv.occupied.count() != 0 {
 		return invariant.Errorf("PQ7", "level %d has no slots in use but %d bits set", l, lv.occupied.count())
@@ -261,9 +272,9 @@ func (q *Queue[T]) checkPQ7Unused(l int) error {
 	return nil
 }
 
-// checkPQ8: the cached minimum, when valid, is the smallest key on the levels:
-// minValid ⇒ minKey = levelMin, the smallest key the walk found (-1 when the
-// levels hold nothing, which no valid cache can be).
+// checkPQ8: the cached minimum, when valid, is the smallest key on the levels
+// and in the small vector: minValid ⇒ minKey = levelMin, the smallest key the
+// walks found (-1 when they found nothing, which no valid cache can be).
 func (q *Queue[T]) checkPQ8(levelMin int64) error {
 	if q.minValid && (levelMin < 0 || q.minKey != levelMin) {
 		return invariant.Errorf("PQ8", "cached minimum %d, true minimum on the levels %d", q.minKey, levelMin)
@@ -340,4 +351,53 @@ func (q *Queue[T]) checkPQ13(l, s, n int, slotMin int64) error {
 		return invariant.Errorf("PQ13", "level %d slot %d: cached minimum %d, smallest key %d", l, s, m, slotMin)
 	}
 	return nil
+}
+
+// checkPQ14: the mode is consistent: in small mode the levels hold nothing and
+// the small vector at most smallCap elements (smallCap > 0); out of it the
+// small vector is empty. The vector's two halves have one length, and its
+// head is within it.
+func (q *Queue[T]) checkPQ14() error {
+	if len(q.sk) != len(q.si) || q.smallHead < 0 || q.smallHead > len(q.sk) {
+		return invariant.Errorf("PQ14", "small vector: %d keys, %d indices, head %d", len(q.sk), len(q.si), q.smallHead)
+	}
+	if !q.small {
+		if n := q.smallLen(); n != 0 {
+			return invariant.Errorf("PQ14", "not in small mode, yet the small vector holds %d", n)
+		}
+		return nil
+	}
+	if q.smallCap <= 0 || q.smallLen() > q.smallCap {
+		return invariant.Errorf("PQ14", "small mode holds %d, cap %d", q.smallLen(), q.smallCap)
+	}
+	for l := range q.levels {
+		if n := q.levels[l].length; n != 0 {
+			return invariant.Errorf("PQ14", "small mode, yet level %d holds %d", l, n)
+		}
+	}
+	return nil
+}
+
+// checkPQ15: the small vector is sorted and names its elements: each entry
+// names a record in state 1 whose key is the entry's key, within
+// [MinAllowedKey, MaxAllowedKey], and the keys do not decrease along the
+// vector. It returns how many elements the vector holds and the smallest key.
+func (q *Queue[T]) checkPQ15() (n int, smallest int64, err error) {
+	prev := int64(math.MinInt64)
+	for p := q.smallHead; p < len(q.sk); p++ {
+		i, k := q.si[p], q.sk[p]
+		if i == 0 || int(i) > q.pool.Len() {
+			return 0, 0, invariant.Errorf("PQ15", "small vector position %d holds bad index %d", p, i)
+		}
+		r := q.rec(i)
+		if r.State != 1 || q.keyOf(r) != k || k < q.minAllowed || k > q.MaxAllowedKey() || k < prev {
+			return 0, 0, invariant.Errorf("PQ15", "small vector position %d: record %d (state %d, key %d) under key %d after key %d, allowed [%d, %d]",
+				p, i, r.State, q.keyOf(r), k, prev, q.minAllowed, q.MaxAllowedKey())
+		}
+		prev = k
+	}
+	if n = q.smallLen(); n > 0 {
+		smallest = q.sk[q.smallHead]
+	}
+	return n, smallest, nil
 }

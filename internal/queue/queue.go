@@ -117,6 +117,16 @@ type Queue[T any] struct {
 	scratch []uint32
 	sink    uint8 // written by prefetching loads so that the compiler keeps them
 
+	// Small mode (small.go): while small is set, the elements not in the due
+	// list are in sk[smallHead:] and si[smallHead:], sorted by key and
+	// insertion, and the levels hold nothing. smallCap (0: never) is the most
+	// the vector holds.
+	small     bool
+	smallCap  int
+	smallHead int
+	sk        []int64
+	si        []uint32
+
 	firing []uint32 // records whose removal handler is running (a stack, for re-entrant calls)
 	epoch  uint64   // bumped by Clear, so running drains forget their records
 
@@ -191,7 +201,6 @@ func NewTimed[T any](lb levelbits.LevelBits, capacity int, shift uint) *Queue[T]
 		}
 		lv.minKey = lv.alignDown(nextMin)
 		lv.maxKey = addClamp(lv.minKey, lv.span)
-		lv.occupied = newBitmap(1 << b)
 		if lv.maxKey == MaxKey {
 			nextMin = MaxKey
 		} else {
@@ -199,6 +208,8 @@ func NewTimed[T any](lb levelbits.LevelBits, capacity int, shift uint) *Queue[T]
 		}
 		bitsPerSlot += b
 	}
+	q.smallCap = smallCapFor(q.levels[0].bits)
+	q.small = q.smallCap > 0
 	return q
 }
 
@@ -226,8 +237,14 @@ func (q *Queue[T]) Shift() uint { return q.shift }
 func (q *Queue[T]) NumLevels() int { return len(q.levels) }
 
 // LevelLen returns the number of elements held at level i (elements waiting
-// in the due list are on no level).
-func (q *Queue[T]) LevelLen(i int) int { return q.levels[i].length }
+// in the due list are on no level; in small mode, the elements in the small
+// vector count as level 0's).
+func (q *Queue[T]) LevelLen(i int) int {
+	if i == 0 {
+		return q.levels[0].length + q.smallLen()
+	}
+	return q.levels[i].length
+}
 
 // Capacity returns how many elements the queue holds before its record pool
 // grows.
@@ -268,6 +285,18 @@ func (q *Queue[T]) AddTime(t int64, v T) (pool.Handle, error) {
 	return a, nil
 }
 
+// AddTimeChecked is AddTime for a caller that has already checked t as
+// AddTime would (a timing wheel checks its times against its own clock
+// first): t in [0, MaxKey] and MinAllowedKey() <= t >> Shift() <=
+// MaxAllowedKey(). It skips the second check.
+func (q *Queue[T]) AddTimeChecked(t int64, v T) pool.Handle {
+	a := q.add(t, t>>q.shift, v)
+	if checked.On {
+		q.check("AddTimeChecked", t)
+	}
+	return a
+}
+
 func (q *Queue[T]) add(t, key int64, v T) pool.Handle {
 	i := q.pool.Alloc(t, v, 0)
 	q.insert(i, key)
@@ -293,16 +322,23 @@ func (q *Queue[T]) checkTime(t int64) error {
 	return nil
 }
 
-// insert links record i (whose key is key) at the tail of its slot on the
-// lowest level that covers key, as the original's add_elt.
+// insert adds record i (whose key is key) after every element with its key:
+// in small mode to the small vector, else (place) at the tail of its slot on
+// the lowest level that covers key, as the original's add_elt. It enters
+// small mode when the levels hold nothing, and leaves it when the vector is
+// full.
 func (q *Queue[T]) insert(i uint32, key int64) {
-	l := 0
-	for key > q.levels[l].maxKey {
-		l++
+	if !q.small && q.smallCap > 0 && q.length == q.dueLen {
+		q.small = true // the levels hold nothing
 	}
-	lv := &q.levels[l]
-	s := lv.slot(key)
-	q.put(l, s, i, key, false)
+	if q.small && q.smallLen() >= q.smallCap {
+		q.spill()
+	}
+	if q.small {
+		q.smallPut(i, key)
+	} else {
+		q.place(i, key)
+	}
 	q.length++
 	if q.minValid {
 		if key < q.minKey {
@@ -313,6 +349,18 @@ func (q *Queue[T]) insert(i uint32, key int64) {
 	}
 }
 
+// place puts record i at the tail of its slot on the lowest level that covers
+// key.
+func (q *Queue[T]) place(i uint32, key int64) {
+	l := 0
+	for key > q.levels[l].maxKey {
+		l++
+	}
+	lv := &q.levels[l]
+	s := lv.slot(key)
+	q.put(l, s, i, key, false)
+}
+
 // detach takes record i out of its level or the due list, without freeing it.
 func (q *Queue[T]) detach(i uint32) {
 	r := q.rec(i)
@@ -320,8 +368,12 @@ func (q *Queue[T]) detach(i uint32) {
 	if q.isDue(r, key) {
 		q.dueDel(i)
 	} else {
-		l := int(r.State) - 1
-		q.del(l, q.levels[l].slot(key), i)
+		if q.small {
+			q.smallDel(i, key)
+		} else {
+			l := int(r.State) - 1
+			q.del(l, q.levels[l].slot(key), i)
+		}
 		if q.minValid && key == q.minKey {
 			q.minValid = false
 		}
@@ -403,11 +455,31 @@ func (q *Queue[T]) ChangeTime(a pool.Handle, t int64) error {
 	if err := q.checkTime(t); err != nil {
 		return err
 	}
+	q.changeTime(i, t)
+	if checked.On {
+		q.check("ChangeTime", a, t)
+	}
+	return nil
+}
+
+// changeTime moves record i, a member, to time t, after every element of
+// its new key.
+func (q *Queue[T]) changeTime(i uint32, t int64) {
 	q.detach(i)
 	q.rec(i).Time = t
 	q.insert(i, t>>q.shift)
+}
+
+// ChangeTimeChecked is ChangeTime for a time t the caller has already
+// checked as AddTimeChecked requires; its only error is ErrInvalidAlarm.
+func (q *Queue[T]) ChangeTimeChecked(a pool.Handle, t int64) error {
+	i, ok := q.member(a)
+	if !ok {
+		return invalid(a)
+	}
+	q.changeTime(i, t)
 	if checked.On {
-		q.check("ChangeTime", a, t)
+		q.check("ChangeTimeChecked", a, t)
 	}
 	return nil
 }
@@ -476,6 +548,9 @@ func (q *Queue[T]) levelMinKey() (int64, bool) {
 }
 
 func (q *Queue[T]) computeMinKey() int64 {
+	if q.small {
+		return q.sk[q.smallHead]
+	}
 	best := int64(math.MaxInt64)
 	for l := range q.levels {
 		lv := &q.levels[l]
@@ -529,6 +604,12 @@ func (q *Queue[T]) slotMin(l, s int) int64 {
 func (q *Queue[T]) firstWithKey(k int64) uint32 {
 	if h := q.dueHead(); h != 0 {
 		return h
+	}
+	if q.small {
+		if p := q.smallLower(k); p < len(q.sk) && q.sk[p] == k {
+			return q.si[p]
+		}
+		return 0
 	}
 	for l := len(q.levels) - 1; l >= 0; l-- {
 		lv := &q.levels[l]
@@ -603,6 +684,9 @@ func (q *Queue[T]) keyTimes(k int64, due bool) (lo, hi int64) {
 			}
 		}
 	}
+	for p := q.smallLower(k); p < len(q.sk) && q.sk[p] == k; p++ {
+		note(q.si[p])
+	}
 	for l := range q.levels {
 		lv := &q.levels[l]
 		if lv.length > 0 && k >= lv.minKey && k <= lv.maxKey {
@@ -656,6 +740,9 @@ func (q *Queue[T]) DueLen() int { return q.dueLen }
 func (q *Queue[T]) CollectTo(key int64, limit int) int64 {
 	if key > MaxKey || key <= q.minAllowed {
 		return q.minAllowed
+	}
+	if q.small {
+		return q.collectSmall(key, limit)
 	}
 	lv0 := &q.levels[0]
 	n := 0
@@ -883,6 +970,9 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) {
 	// MaxKey older ones may stay on higher levels, whose slots holding MaxKey
 	// never pass. Older elements sit higher, so take from the top down.
 	k := q.minAllowed
+	if q.small {
+		q.removeAtMinSmall(k, maxTime)
+	}
 	for l := len(q.levels) - 1; l >= 0; l-- {
 		lv := &q.levels[l]
 		if lv.length == 0 || k < lv.minKey || k > lv.maxKey {
@@ -917,6 +1007,11 @@ func (q *Queue[T]) All() iter.Seq[pool.Handle] {
 				return
 			}
 		}
+		for _, i := range q.si[q.smallHead:] {
+			if !yield(q.pool.Handle(i)) {
+				return
+			}
+		}
 		for l := range q.levels {
 			lv := &q.levels[l]
 			if lv.length == 0 {
@@ -935,11 +1030,16 @@ func (q *Queue[T]) All() iter.Seq[pool.Handle] {
 
 // Shrink releases the record memory a burst left behind: the records of the
 // elements in the queue move to the front of the pool and the rest is freed.
+// A queue left with few elements returns to small mode and releases its
+// levels' slot arrays.
 // Every handle stays valid (a moved element is found through a forwarding
 // entry, one per moved element, dropped when it leaves the queue), and stale
 // handles stay rejected. The queue can grow again afterwards. Cost:
 // O(capacity).
 func (q *Queue[T]) Shrink() {
+	if !q.small && q.smallCap > 0 && q.length-q.dueLen <= q.smallCap {
+		q.unspill()
+	}
 	q.pool.Shrink(0, func(from, to uint32) {
 		r := q.rec(to)
 		if r.State == pool.StateFiring {
@@ -958,6 +1058,10 @@ func (q *Queue[T]) Shrink() {
 			}
 			return
 		}
+		if q.small {
+			q.si[q.smallFind(from, q.keyOf(r))] = to
+			return
+		}
 		l := int(r.State) - 1
 		v := &q.levels[l].slots[q.levels[l].slot(q.keyOf(r))]
 		if p := r.Next; p&frontBit != 0 {
@@ -971,7 +1075,7 @@ func (q *Queue[T]) Shrink() {
 	for l := range q.levels {
 		lv := &q.levels[l]
 		if lv.length == 0 {
-			lv.slots, lv.slotLen, lv.slotMinKey = nil, nil, nil
+			lv.slots, lv.slotLen, lv.slotMinKey, lv.occupied = nil, nil, nil, nil
 			continue
 		}
 		for s := range lv.slots {
@@ -984,6 +1088,8 @@ func (q *Queue[T]) Shrink() {
 			lv.slots[s].front = nil
 		}
 	}
+	q.sk, q.si = slices.Clip(q.sk[q.smallHead:]), slices.Clip(q.si[q.smallHead:])
+	q.smallHead = 0
 	q.dueBuf = slices.Clip(q.dueBuf)
 	q.firing = slices.Clip(q.firing)
 	q.scratch = nil
@@ -1003,7 +1109,7 @@ func (q *Queue[T]) BytesHeld() int {
 			n += int(unsafe.Sizeof(slot{})) + (cap(lv.slots[s].front)+cap(lv.slots[s].back))*4
 		}
 	}
-	n += (cap(q.firing) + cap(q.dueBuf) + cap(q.scratch)) * 4
+	n += (cap(q.firing)+cap(q.dueBuf)+cap(q.scratch)+cap(q.si))*4 + cap(q.sk)*8
 	n += q.pool.Moved() * 48 // two map entries per moved record, roughly
 	return n
 }
@@ -1026,6 +1132,8 @@ func (q *Queue[T]) Clear() {
 	q.counts.Cleared += uint64(q.length)
 	q.length = 0
 	q.dueBuf, q.duePos, q.dueLen = q.dueBuf[:0], 0, 0
+	q.sk, q.si, q.smallHead = q.sk[:0], q.si[:0], 0
+	q.small = q.smallCap > 0
 	q.minValid = false // the original keeps a stale cached minimum here
 	q.minKey = 0
 	q.firing = q.firing[:0]

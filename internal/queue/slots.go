@@ -88,6 +88,7 @@ func (q *Queue[T]) allocLevel(l int) {
 	lv := &q.levels[l]
 	n := int(lv.mask) + 1
 	lv.slots = make([]slot, n)
+	lv.occupied = newBitmap(n)
 	lv.slotLen = make([]uint32, n)
 	if l > 0 {
 		lv.slotMinKey = make([]int64, n)

@@ -1,0 +1,249 @@
+package queue
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/gotimingwheel/timingwheel/internal/pool"
+	"github.com/gotimingwheel/timingwheel/levelbits"
+)
+
+// TestSmallSearch compares the small vector's branch-free binary searches
+// with sort.Search on random sorted vectors with repeated keys, from a head
+// inside the vector.
+func TestSmallSearch(t *testing.T) {
+	lb, err := levelbits.New(11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := New[int](lb, 0)
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		n := r.IntN(40)
+		q.sk = q.sk[:0]
+		k := int64(r.IntN(5))
+		for range n {
+			k += int64(r.IntN(3))
+			q.sk = append(q.sk, k)
+		}
+		q.smallHead = 0
+		if n > 0 {
+			q.smallHead = r.IntN(n + 1)
+		}
+		h := q.smallHead
+		for key := int64(-1); key <= k+1; key++ {
+			up := h + sort.Search(n-h, func(j int) bool { return q.sk[h+j] > key })
+			lo := h + sort.Search(n-h, func(j int) bool { return q.sk[h+j] >= key })
+			if got := q.smallUpper(key); got != up {
+				t.Fatalf("smallUpper(%d) on %v from %d = %d, want %d", key, q.sk, h, got, up)
+			}
+			if got := q.smallLower(key); got != lo {
+				t.Fatalf("smallLower(%d) on %v from %d = %d, want %d", key, q.sk, h, got, lo)
+			}
+		}
+	}
+}
+
+// TestSmallModeAgainstModel drives queues whose level 0 is large enough for
+// small mode (capacities 2 to 128) with random calls, many at equal keys,
+// so that they enter and leave small mode often (spill on a full vector, back
+// when the levels empty or at Shrink), and compares every removal sequence,
+// MinKey, MinElt and Len with a reference model that removes by (key, order
+// of Add or Change), and runs Invariant after every call.
+func TestSmallModeAgainstModel(t *testing.T) {
+	for _, bits := range [][]int{{4, 2, 2}, {5, 1, 3}, {6, 3, 3}, {8, 4}, {11, 10, 10}} {
+		lb, err := levelbits.New(bits...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spills, backs := 0, 0
+		for seed := range uint64(30) {
+			s, b := runSmallModel(t, lb, seed)
+			spills, backs = spills+s, backs+b
+		}
+		// The runs must cross the cap both ways, or they test one mode only.
+		if spills == 0 || backs == 0 {
+			t.Errorf("level bits %v: %d spills, %d returns to small mode; want some of each", lb, spills, backs)
+		}
+		t.Logf("level bits %v (small cap %d): %d spills, %d returns to small mode", lb, smallCapFor(uint(lb.At(0))), spills, backs)
+	}
+}
+
+type modelElt struct {
+	key   int64
+	seq   int
+	value int
+}
+
+func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, backs int) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, uint64(lb.Len())))
+	q := New[int](lb, 0)
+	capSmall := smallCapFor(uint(lb.At(0)))
+	sum := 0
+	for i := range lb.Len() {
+		sum += lb.At(i)
+	}
+	var model []modelElt
+	handles := map[int]pool.Handle{}
+	seq, next := 0, 0
+	// The model's removal order: by key, then by the order of Add or Change.
+	sortModel := func() {
+		slices.SortFunc(model, func(a, b modelElt) int {
+			if c := cmp.Compare(a.key, b.key); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.seq, b.seq)
+		})
+	}
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Fatalf("level bits %v seed %d: "+format, append([]any{lb, seed}, args...)...)
+	}
+	// keyFor draws a key near MinAllowedKey, often equal to another.
+	keyFor := func() int64 {
+		lo := q.MinAllowedKey()
+		span := int64(1) << uint(r.IntN(sum+1))
+		k := lo + r.Int64N(min(span, 64))
+		if len(model) > 0 && r.IntN(3) == 0 {
+			k = model[r.IntN(len(model))].key
+		}
+		return min(k, q.MaxAllowedKey())
+	}
+	removeModel := func(v int) {
+		for j, e := range model {
+			if e.value == v {
+				model = slices.Delete(model, j, j+1)
+				delete(handles, v)
+				return
+			}
+		}
+		fail("model has no value %d", v)
+	}
+	// expectFired checks that got is the model's head, in order, and drops it.
+	expectFired := func(call string, got []int) {
+		t.Helper()
+		sortModel()
+		for j, v := range got {
+			if j >= len(model) || model[j].value != v {
+				fail("%s removed %v, model's order starts %v", call, got, model[:min(len(model), len(got)+2)])
+			}
+		}
+		for _, v := range got {
+			removeModel(v)
+		}
+	}
+	for step := range 400 {
+		wasSmall := q.small
+		var got []int
+		collect := func(e Element[int]) { got = append(got, e.Value) }
+		switch op := r.IntN(20); {
+		case op < 8 || len(model) == 0: // Add, biased so the load crosses the cap
+			k := keyFor()
+			h, err := q.Add(k, next)
+			if err != nil {
+				fail("Add(%d): %v", k, err)
+			}
+			handles[next] = h
+			model = append(model, modelElt{k, seq, next})
+			seq++
+			next++
+		case op < 11: // Remove
+			e := model[r.IntN(len(model))]
+			if err := q.Remove(handles[e.value]); err != nil {
+				fail("Remove: %v", err)
+			}
+			removeModel(e.value)
+		case op < 13: // Change: goes after every other element of its new key
+			j := r.IntN(len(model))
+			k := keyFor()
+			if err := q.Change(handles[model[j].value], k); err != nil {
+				fail("Change(%d): %v", k, err)
+			}
+			model[j].key, model[j].seq = k, seq
+			seq++
+		case op < 16: // IncreaseMinAllowedKey
+			k := q.MinAllowedKey() + r.Int64N(8)
+			if r.IntN(4) == 0 {
+				k += 64 // everything keyFor drew
+			}
+			var want []int
+			sortModel()
+			for _, e := range model {
+				if e.key < k {
+					want = append(want, e.value)
+				}
+			}
+			if err := q.IncreaseMinAllowedKey(k, collect); err != nil {
+				fail("IncreaseMinAllowedKey(%d): %v", k, err)
+			}
+			if len(got) != len(want) {
+				fail("IncreaseMinAllowedKey(%d) removed %v, want %v", k, got, want)
+			}
+			expectFired("IncreaseMinAllowedKey", got)
+		case op < 17: // CollectTo with a limit, then FireDue
+			k := q.MinAllowedKey() + r.Int64N(16)
+			q.CollectTo(k, 1+r.IntN(3))
+			q.FireDue(collect)
+			expectFired("CollectTo+FireDue", got)
+		case op < 18: // RemoveAtMinKey
+			q.RemoveAtMinKey(q.MinAllowedKey(), collect)
+			for _, v := range got {
+				if e := model[slices.IndexFunc(model, func(e modelElt) bool { return e.value == v })]; e.key != q.MinAllowedKey() {
+					fail("RemoveAtMinKey removed key %d at MinAllowedKey %d", e.key, q.MinAllowedKey())
+				}
+			}
+			expectFired("RemoveAtMinKey", got)
+		case op < 19:
+			q.Shrink()
+		default:
+			if r.IntN(4) == 0 {
+				q.Clear()
+				model = model[:0]
+				clear(handles)
+				break
+			}
+			for range 1 + r.IntN(capSmall+1) { // a burst of adds
+				k := keyFor()
+				h, err := q.Add(k, next)
+				if err != nil {
+					fail("Add(%d): %v", k, err)
+				}
+				handles[next] = h
+				model = append(model, modelElt{k, seq, next})
+				seq++
+				next++
+			}
+		}
+		if wasSmall && !q.small {
+			spills++
+		}
+		if !wasSmall && q.small {
+			backs++
+		}
+		if err := q.Invariant(); err != nil {
+			fail("step %d: %v", step, err)
+		}
+		if q.Len() != len(model) {
+			fail("step %d: Len %d, model %d", step, q.Len(), len(model))
+		}
+		if q.small && q.smallLen() > capSmall {
+			fail("small vector holds %d, cap %d", q.smallLen(), capSmall)
+		}
+		sortModel()
+		k, ok := q.MinKey()
+		if ok != (len(model) > 0) || ok && k != model[0].key {
+			fail("step %d: MinKey %d %v, model %v", step, k, ok, model[:min(len(model), 1)])
+		}
+		if ok {
+			h, _ := q.MinElt()
+			if v, _ := q.Value(h); v != model[0].value {
+				fail("step %d: MinElt's value %d, model's first %d", step, v, model[0].value)
+			}
+		}
+	}
+	return spills, backs
+}
