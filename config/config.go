@@ -16,6 +16,7 @@ import (
 	"math/bits"
 	"time"
 
+	"github.com/gotimingwheel/timingwheel/internal/pool"
 	"github.com/gotimingwheel/timingwheel/invariant"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
@@ -105,7 +106,7 @@ func WithLevelBits(lb levelbits.LevelBits) Option {
 // records a wheel or queue can index (2^32-2). Records are allocated up
 // front, 32 bytes each with an 8-byte value, so a capacity near the limit
 // needs about 137 GB of memory.
-const MaxCapacity = 1<<32 - 2
+const MaxCapacity = pool.MaxRecords
 
 // WithCapacity sets how many alarm records are allocated up front (default 0:
 // grow on demand); New accepts 0 <= n <= MaxCapacity.
@@ -144,7 +145,7 @@ func New(p AlarmPrecision, opts ...Option) (Config, error) {
 	if err := c.levelBits.Invariant(); err != nil {
 		return Config{}, fmt.Errorf("%w %v: %w", ErrInvalidLevelBits, c.levelBits, err)
 	}
-	if c.capacity < 0 || c.capacity > MaxCapacity {
+	if c.capacity < 0 || int64(c.capacity) > MaxCapacity {
 		return Config{}, fmt.Errorf("%w: got %d, want in [0, %d]", ErrCapacityOutOfRange, c.capacity, MaxCapacity)
 	}
 	c.levelBits = c.levelBits.Trim(levelbits.MaxNumBits - int(p))
@@ -275,7 +276,7 @@ func (c Config) checkCF3() error {
 
 // checkCF4: the capacity is in range: 0 <= capacity <= MaxCapacity.
 func (c Config) checkCF4() error {
-	if c.capacity < 0 || c.capacity > MaxCapacity {
+	if c.capacity < 0 || int64(c.capacity) > MaxCapacity {
 		return invariant.Errorf("CF4", "capacity %d not in [0, %d]", c.capacity, MaxCapacity)
 	}
 	return nil

@@ -189,7 +189,7 @@ func TestNewErrors(t *testing.T) {
 		{"zero level bits", config.AboutOneMicrosecond, []config.Option{config.WithLevelBits(levelbits.LevelBits{})}, config.ErrInvalidLevelBits, []string{"[]"}},
 		{"negative capacity", config.AboutOneMicrosecond, []config.Option{config.WithCapacity(-1)}, config.ErrCapacityOutOfRange, []string{"-1", "[0, 4294967294]"}},
 		{"capacity past the index limit", config.AboutOneMicrosecond, []config.Option{config.WithCapacity(1 << 62)}, config.ErrCapacityOutOfRange, []string{"4611686018427387904", "[0, 4294967294]"}},
-		{"capacity one past the limit", config.AboutOneMicrosecond, []config.Option{config.WithCapacity(config.MaxCapacity + 1)}, config.ErrCapacityOutOfRange, []string{"4294967295", "[0, 4294967294]"}},
+		{"capacity one past the limit", config.AboutOneMicrosecond, []config.Option{config.WithCapacity(int(config.MaxCapacity + 1))}, config.ErrCapacityOutOfRange, []string{"4294967295", "[0, 4294967294]"}},
 		// Order: precision first, then level bits, then capacity.
 		{"precision before level bits", -1, []config.Option{config.WithLevelBits(levelbits.LevelBits{}), config.WithCapacity(-1)}, config.ErrPrecisionOutOfRange, nil},
 		{"level bits before capacity", 0, []config.Option{config.WithCapacity(-1), config.WithLevelBits(levelbits.LevelBits{})}, config.ErrInvalidLevelBits, nil},

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
@@ -583,5 +584,22 @@ func TestShrinkInsideRemovalHandler(t *testing.T) {
 	}
 	if q.Mem(hs[7]) {
 		t.Fatal("the removed handle is still a member")
+	}
+}
+
+// New refuses a capacity no queue can index, or a negative one, with a panic
+// that names the value and the allowed range, instead of failing deep inside
+// an allocation.
+func TestNewRejectsCapacityOutOfRange(t *testing.T) {
+	for _, c := range []int{-1, 1 << 32, 1 << 62} {
+		func() {
+			defer func() {
+				msg := fmt.Sprint(recover())
+				if !strings.Contains(msg, fmt.Sprint(c)) || !strings.Contains(msg, "[0, 4294967294]") {
+					t.Errorf("New with capacity %d: panic %q, want one naming the value and [0, 4294967294]", c, msg)
+				}
+			}()
+			priorityqueue.New[int](levelbits.Default(), c)
+		}()
 	}
 }

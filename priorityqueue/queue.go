@@ -81,7 +81,13 @@ type Element[T any] struct {
 }
 
 // Counts are a queue's cumulative counters.
-type Counts = queue.Counts
+type Counts struct {
+	Added   uint64 // elements added
+	Removed uint64 // elements removed by Remove
+	Fired   uint64 // elements removed by IncreaseMinAllowedKey
+	Cleared uint64 // elements dropped by Clear
+	Moved   uint64 // moves of an element down a level (the lazy radix sort's work)
+}
 
 // Queue is a monotone priority queue of values of type T. Make one with New.
 type Queue[T any] struct {
@@ -91,8 +97,9 @@ type Queue[T any] struct {
 // New returns an empty queue with the given level bits and room for capacity
 // elements before it allocates; MinAllowedKey is 0. Each level i allocates
 // 2^b_i slots on first use (about 80 bytes each), so level bits such as [40]
-// are not usable. The level bits must be valid (see levelbits.New); New
-// panics otherwise.
+// are not usable. The level bits must be valid (see levelbits.New) and the
+// capacity in [0, 2^32-2] (the records a queue can index); New panics
+// otherwise, naming the value.
 func New[T any](lb levelbits.LevelBits, capacity int) *Queue[T] {
 	q := &Queue[T]{}
 	q.impl = *queue.NewTimed[T](lb, capacity, 0)
@@ -183,7 +190,7 @@ func (q *Queue[T]) Shrink() { q.impl.Shrink() }
 func (q *Queue[T]) Capacity() int { return q.impl.Capacity() }
 
 // Counts returns the cumulative counters.
-func (q *Queue[T]) Counts() Counts { return q.impl.Counts() }
+func (q *Queue[T]) Counts() Counts { return Counts(q.impl.Counts()) }
 
 // Invariant checks every invariant of the queue and returns nil or an
 // *invariant.Violation naming the first one broken (see the package doc).

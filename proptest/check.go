@@ -2,6 +2,7 @@ package proptest
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"os"
 	"path/filepath"
@@ -11,19 +12,78 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/levelbits"
+	"github.com/gotimingwheel/timingwheel/priorityqueue"
 	"github.com/gotimingwheel/timingwheel/proptest/internal/harness"
+	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
 
 // Wheel is the wheel the checks drive: the methods of *timingwheel.Wheel[int]
 // they call. Implement it to check a wrapper of your own (a locked wheel, a
 // wheel behind a simulated clock) with WithWheelFactory.
-type Wheel = harness.Wheel
+type Wheel interface {
+	Now() time.Time
+	Len() int
+	IsEmpty() bool
+	All() iter.Seq[alarm.Alarm]
+	NowIntervalNum() int64
+	MaxAllowedAlarmTime() time.Time
+	MaxAllowedAlarmIntervalNum() int64
+	Add(at time.Time, v int) (alarm.Alarm, error)
+	AddAtIntervalNum(n int64, v int) (alarm.Alarm, error)
+	Mem(a alarm.Alarm) bool
+	Remove(a alarm.Alarm) error
+	Reschedule(a alarm.Alarm, at time.Time) error
+	RescheduleAtIntervalNum(a alarm.Alarm, n int64) error
+	Clear()
+	Shrink()
+	Stats() timingwheel.Stats
+	AlarmAt(a alarm.Alarm) (time.Time, error)
+	AlarmIntervalNum(a alarm.Alarm) (int64, error)
+	AlarmValue(a alarm.Alarm) (int, error)
+	AdvanceClock(to time.Time, fired func(timingwheel.Fired[int])) error
+	AdvanceClockLimit(to time.Time, limit int, fired func(timingwheel.Fired[int])) (int, bool, error)
+	FirePastAlarms(fired func(timingwheel.Fired[int]))
+	AdvanceClockStopAtNextAlarm(to time.Time, fired func(timingwheel.Fired[int])) error
+	NextAlarmFiresAt() (time.Time, bool)
+	MinAlarmIntervalNum() (int64, bool)
+	MinAlarmTimeInMinInterval() (time.Time, bool)
+	MaxAlarmTimeInMinInterval() (time.Time, bool)
+	Invariant() error
+}
 
 // Queue is the queue the checks drive: the methods of
 // *priorityqueue.Queue[int] they call (WithQueueFactory).
-type Queue = harness.Queue
+type Queue interface {
+	Len() int
+	IsEmpty() bool
+	MinAllowedKey() int64
+	MaxAllowedKey() int64
+	Add(key int64, v int) (alarm.Alarm, error)
+	Remove(a alarm.Alarm) error
+	Change(a alarm.Alarm, key int64) error
+	Mem(a alarm.Alarm) bool
+	Key(a alarm.Alarm) (int64, error)
+	Value(a alarm.Alarm) (int, error)
+	MinElt() (alarm.Alarm, bool)
+	MinKey() (int64, bool)
+	IncreaseMinAllowedKey(key int64, removed func(priorityqueue.Element[int])) error
+	Clear()
+	All() iter.Seq[alarm.Alarm]
+	Shrink()
+	Invariant() error
+}
+
+// The interfaces above say, for users' docs, what the harness's say for the
+// engine: each must satisfy the other.
+var (
+	_ harness.Wheel = Wheel(nil)
+	_ Wheel         = harness.Wheel(nil)
+	_ harness.Queue = Queue(nil)
+	_ Queue         = harness.Queue(nil)
+)
 
 // Option adjusts the checks, the gopter properties, the fuzz entry points
 // and the replayers. Each option says what it affects; the others ignore it.
@@ -90,13 +150,17 @@ func WithFailureFile(path string) Option { return func(o *options) { o.failFile 
 // WithWheelFactory makes the wheel under test with f instead of
 // timingwheel.NewWithConfig[int]: use it to check a wrapper of your own.
 func WithWheelFactory(f func(cfg config.Config, start time.Time) (Wheel, error)) Option {
-	return func(o *options) { o.wheelFactory = f }
+	return func(o *options) {
+		o.wheelFactory = func(cfg config.Config, start time.Time) (harness.Wheel, error) { return f(cfg, start) }
+	}
 }
 
 // WithQueueFactory makes the queue under test with f instead of
 // priorityqueue.New[int].
 func WithQueueFactory(f func(lb levelbits.LevelBits, capacity int) Queue) Option {
-	return func(o *options) { o.queueFactory = f }
+	return func(o *options) {
+		o.queueFactory = func(lb levelbits.LevelBits, capacity int) harness.Queue { return f(lb, capacity) }
+	}
 }
 
 // WithGopterRuns sets how many sequences GopterProperties tries (default 100)

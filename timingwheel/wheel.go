@@ -28,7 +28,9 @@
 //   - Bounded lateness: after every call, every alarm in the wheel has
 //     IntervalStart(at) >= IntervalStart(Now()), so an alarm is late by less
 //     than one precision: AdvanceClock(t) fires it at the latest when t
-//     reaches the interval after the alarm's.
+//     reaches the interval after the alarm's. The exceptions are the due
+//     alarms not fired yet while a handler runs, and those a panicking
+//     handler left overdue, which fire first at the next firing call.
 //   - Nothing lost, nothing twice: every alarm added is, exactly once, fired,
 //     removed or cleared, even when a handler panics.
 //   - Total order: alarms fire in ascending interval and, within an interval,
@@ -143,10 +145,10 @@ type Wheel[T any] struct {
 // precision is the largest power of two nanoseconds not above precision
 // (time.Millisecond gives 2^19 ns = 524.288µs; AlarmPrecision reports it),
 // with the default level bits, which reach every time up to MaxTime. An
-// alarm fires at most one precision late. Errors: ErrInvalidConfig (wrapping
-// the config package's error) when precision is not in [1ns, 2^61 ns] or an
-// option is invalid; ErrTimeOutOfRange when start is before the Unix epoch or
-// after MaxTime.
+// alarm fires at most one precision late. A precision of 2^61 ns or more
+// gives 2^61 ns, the coarsest a wheel has. Errors: ErrInvalidConfig (wrapping
+// the config package's error) when precision <= 0 or an option is invalid;
+// ErrTimeOutOfRange when start is before the Unix epoch or after MaxTime.
 func New[T any](start time.Time, precision time.Duration, opts ...Option) (*Wheel[T], error) {
 	p, err := config.FloorPow2(precision)
 	if err != nil {
@@ -165,7 +167,7 @@ func New[T any](start time.Time, precision time.Duration, opts ...Option) (*Whee
 // ErrInvalidConfig for a config that is not valid (the zero Config).
 func NewWithConfig[T any](cfg config.Config, start time.Time) (*Wheel[T], error) {
 	if err := cfg.Invariant(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	s, err := toNanos(start)
 	if err != nil {
@@ -437,17 +439,17 @@ func (w *Wheel[T]) Clear() {
 // Stats describes a wheel's load and memory at one moment, and its
 // cumulative counters.
 type Stats struct {
-	Live      int   // alarms in the wheel (Len)
-	Capacity  int   // alarm records allocated (used or free)
-	BytesHeld int   // estimated bytes the wheel holds: records, slots, bitmaps
-	Levels    []int // alarms on each level of the config's level bits
-	Overflow  int   // alarms on the overflow levels (config.WithOverflow)
-	Due       int   // alarms waiting to fire: inside a handler, or overdue after a panic
-	Added     uint64
-	Removed   uint64 // by Remove
-	Fired     uint64
-	Cleared   uint64 // dropped by Clear
-	Moved     uint64 // moves of an alarm down a level
+	Live      int    // alarms in the wheel (Len)
+	Capacity  int    // alarm records allocated (used or free)
+	BytesHeld int    // estimated bytes the wheel holds: records, slots, bitmaps
+	Levels    []int  // alarms on each level of the config's level bits
+	Overflow  int    // alarms on the overflow levels (config.WithOverflow)
+	Due       int    // alarms waiting to fire: inside a handler, or overdue after a panic
+	Added     uint64 // alarms added, ever
+	Removed   uint64 // alarms removed by Remove, ever
+	Fired     uint64 // alarms fired, ever
+	Cleared   uint64 // alarms dropped by Clear, ever
+	Moved     uint64 // moves of an alarm down a level, ever
 }
 
 // Stats returns the wheel's statistics. It allocates the Levels slice.

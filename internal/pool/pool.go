@@ -123,6 +123,10 @@ type Pool[T any] struct {
 // origin is what a handle names: a record index and its generation then.
 type origin struct{ index, gen uint32 }
 
+// MaxRecords is the most records a pool holds: indices are 32 bits and 0
+// is the sentinel.
+const MaxRecords int64 = 1<<32 - 2
+
 // NewPool returns an empty pool with room for capacity records before it grows.
 func NewPool[T any](capacity int) *Pool[T] {
 	if capacity < 0 {
@@ -162,8 +166,8 @@ func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
 		i = p.free
 		p.free = p.recs[i].Next
 	} else {
-		if len(p.recs) >= 1<<32-1 {
-			panic("alarm: pool full (2^32-1 records)")
+		if int64(len(p.recs)) > MaxRecords {
+			panic("timingwheel: 2^32-2 alarms are live, the most a wheel or queue holds (config.MaxCapacity); remove some first")
 		}
 		if len(p.recs) == cap(p.recs) {
 			p.grow()
@@ -272,36 +276,45 @@ func (p *Pool[T]) Reset() {
 	p.fwd, p.rev, p.nextGen = nil, nil, 0
 }
 
-// Shrink moves the allocated records into the lowest indices and releases the
-// rest of the slice, keeping room for slack more records. Every handle stays
-// valid: a moved record is still found by its original handle (through a map
-// that holds one entry per moved live record), and Handle returns that
-// original handle. For each move, after copying the record from index from
-// to index to, Shrink calls moved(from, to) so that the owner can fix the
-// links that point at from.
+// Shrink moves the allocated records into the lowest free indices and
+// releases the rest of the slice, keeping room for slack more records. Every
+// handle stays valid: a moved record is still found by its original handle
+// (through a map that holds one entry per moved live record), and Handle
+// returns that original handle. For each move, after copying the record from
+// index from to index to, Shrink calls moved(from, to) so that the owner can
+// fix the links that point at from.
 //
-// Records appended after a Shrink start above every generation ever issued,
-// so once any record has reached MaxGen (after 2^32 reuses of one record)
-// there is no fresh generation left to give them, and Shrink releases
-// nothing: it returns false and changes nothing. Cost: O(len(records)).
-func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) bool {
-	newLen := p.live + 1
-	maxGen := p.nextGen
-	for i := range p.recs {
-		maxGen = max(maxGen, p.recs[i].Gen)
+// No generation is ever issued twice for one index, across a Shrink too:
+// retired records stay where they are, and so does every record at the last
+// generation (the slice is cut above the highest of them); records appended
+// later at the indices the cut releases start above every generation issued
+// there. So after 2^32 reuses of one record Shrink still releases what lies
+// above it. Cost: O(len(records)).
+func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
+	onList := make([]bool, len(p.recs))
+	for i := p.free; i != 0; i = p.recs[i].Next {
+		onList[i] = true
 	}
-	if maxGen == MaxGen {
-		return false
+	// Cut at newLen: room for the live and retired records, and above every
+	// record at the last generation, whose index must never be issued again.
+	newLen := p.live + p.retired + 1
+	for i := len(p.recs) - 1; i >= newLen; i-- {
+		if p.recs[i].Gen == MaxGen {
+			newLen = i + 1
+			break
+		}
 	}
-	// Move each allocated record at or above newLen into the lowest free slot.
+	// Move each allocated record at or above newLen into the lowest free
+	// slot that is on the free list (not retired).
 	j := uint32(1)
 	for i := uint32(newLen); int(i) < len(p.recs); i++ {
 		if p.recs[i].State == StateFree {
 			continue
 		}
-		for p.recs[j].State != StateFree {
+		for !onList[j] {
 			j++
 		}
+		onList[j] = false
 		r := p.recs[i]
 		o := origin{i, r.Gen}
 		if prev, ok := p.rev[i]; ok { // moved before: its handles name prev
@@ -318,14 +331,24 @@ func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) bool {
 		p.rev[j] = o
 		moved(i, j)
 	}
+	// Records appended later at the released indices start above every
+	// generation issued there (none of them is at MaxGen), so no old handle,
+	// stale or forwarded, can name them.
+	for _, r := range p.recs[newLen:] {
+		p.nextGen = max(p.nextGen, r.Gen+1)
+	}
 	recs := make([]Record[T], newLen, newLen+max(slack, 0))
 	copy(recs, p.recs[:newLen])
 	p.recs = recs
+	// The free records that stay (those below the highest record at the last
+	// generation) form the new free list, lowest index first.
 	p.free = 0
-	// Records appended later start above every generation ever issued, so no
-	// old handle can name them.
-	p.nextGen = maxGen + 1
-	return true
+	for i := newLen - 1; i >= 1; i-- {
+		if onList[i] {
+			p.recs[i].Next = p.free
+			p.free = uint32(i)
+		}
+	}
 }
 
 // Moved returns how many records Shrink has moved that are still live (the

@@ -61,14 +61,25 @@ func TestPoolAgainstModel(t *testing.T) {
 					drop(0)
 				}
 			},
+			"Age": func(t *rapid.T) {
+				// As if the free list's head had been reused almost 2^32
+				// times: the next Allocs and Frees reach the last
+				// generation, where the record must retire.
+				if !pool.AgeFreeHead(p, uint32(rapid.IntRange(0, 2).Draw(t, "k"))) {
+					t.Skip("no free record")
+				}
+			},
 			"Shrink": func(t *rapid.T) {
 				p.Shrink(rapid.IntRange(0, 3).Draw(t, "slack"), func(from, to uint32) {
 					if from <= to {
 						t.Fatalf("Shrink moved %d up to %d", from, to)
 					}
 				})
-				if p.Len() != p.Live() {
-					t.Fatalf("after Shrink: %d records for %d live", p.Len(), p.Live())
+				// The records that stay: the live and retired ones, and all
+				// up to the last record at the last generation.
+				if want := max(p.Live()+p.Retired(), pool.HighestSpent(p)); p.Len() != want {
+					t.Fatalf("after Shrink: %d records for %d live, %d retired, last spent at %d",
+						p.Len(), p.Live(), p.Retired(), pool.HighestSpent(p))
 				}
 			},
 			"": func(t *rapid.T) {

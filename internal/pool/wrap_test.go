@@ -60,14 +60,48 @@ func TestGenerationNeverWraps(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// With a spent generation in the pool Shrink has no fresh generation
-	// for records appended later, so it must release nothing.
-	before := len(p.recs)
-	if p.Shrink(0, func(from, to uint32) { t.Fatalf("Shrink moved %d to %d", from, to) }) {
-		t.Fatal("Shrink reported a release with a generation at MaxGen")
+	// Shrink keeps the retired record in place and never moves a live record
+	// into it, and still releases what lies above. Records 1 (retired), 2
+	// ("c"), then 3..9 of which only 9 stays live.
+	var hs []Handle
+	for v := range 7 {
+		hs = append(hs, p.Handle(p.Alloc(int64(50+v), "x", 1)))
 	}
-	if len(p.recs) != before {
-		t.Fatalf("Shrink changed the records: %d, want %d", len(p.recs), before)
+	for _, h := range hs[:6] {
+		j, _ := p.Lookup(h)
+		p.Free(j)
+	}
+	p.Shrink(0, func(from, to uint32) {
+		if to == i {
+			t.Fatalf("Shrink moved record %d into the retired record %d", from, to)
+		}
+	})
+	if len(p.recs) != 4 { // sentinel, retired 1, "c" at 2, the last "x" moved to 3
+		t.Fatalf("after Shrink %d records, want 4", len(p.recs))
+	}
+	if p.recs[i].Gen != MaxGen || p.recs[i].State != StateFree || p.Retired() != 1 {
+		t.Fatalf("retired record %d: generation %d, state %d, Retired %d", i, p.recs[i].Gen, p.recs[i].State, p.Retired())
+	}
+	if j, ok := p.Lookup(hs[6]); !ok || p.recs[j].Value != "x" {
+		t.Fatalf("live handle %v lost by Shrink: %d, %v", hs[6], j, ok)
+	}
+	if err := p.Invariant(); err != nil {
+		t.Fatal(err)
+	}
+	// Refill: no record is ever put at the retired index, and no old handle
+	// names a new record.
+	for v := range 20 {
+		if j := p.Alloc(int64(100+v), "y", 1); j == i {
+			t.Fatalf("Alloc reused retired record %d", i)
+		}
+	}
+	for _, h := range append([]Handle{h1, h2}, hs[:6]...) {
+		if _, ok := p.Lookup(h); ok {
+			t.Fatalf("stale handle %v accepted after Shrink and refill", h)
+		}
+	}
+	if err := p.Invariant(); err != nil {
+		t.Fatal(err)
 	}
 
 	// Reset takes a new owner: the spent record is usable again, and every

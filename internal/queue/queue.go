@@ -184,6 +184,9 @@ func NewTimed[T any](lb levelbits.LevelBits, capacity int, shift uint) *Queue[T]
 	if shift > 62 {
 		panic(fmt.Sprintf("priorityqueue: shift %d > 62", shift))
 	}
+	if capacity < 0 || int64(capacity) > pool.MaxRecords {
+		panic(fmt.Sprintf("priorityqueue: capacity %d out of range [0, %d]", capacity, pool.MaxRecords))
+	}
 	q := &Queue[T]{pool: pool.NewPool[T](capacity), shift: shift}
 	q.levels = make([]level, lb.Len())
 	var bitsPerSlot uint
@@ -720,10 +723,6 @@ func (q *Queue[T]) IncreaseMinAllowedKey(key int64, removed func(Element[T])) er
 	}
 	return nil
 }
-
-// Pending reports whether elements wait in the due list: after CollectTo,
-// inside a removal handler, or after a handler panicked.
-func (q *Queue[T]) Pending() bool { return q.dueLen != 0 }
 
 // DueLen returns the number of elements waiting in the due list.
 func (q *Queue[T]) DueLen() int { return q.dueLen }
