@@ -138,10 +138,7 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 	}
 	for step := range 400 {
 		wasSmall := q.small
-		var got []int
-		collect := func(e Element[int]) { got = append(got, e.Value) }
-		switch op := r.IntN(20); {
-		case op < 8 || len(model) == 0: // Add, biased so the load crosses the cap
+		add := func() { // one Add at a drawn key, mirrored in the model
 			k := keyFor()
 			h, err := q.Add(k, next)
 			if err != nil {
@@ -151,6 +148,12 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 			model = append(model, modelElt{k, seq, next})
 			seq++
 			next++
+		}
+		var got []int
+		collect := func(e Element[int]) { got = append(got, e.Value) }
+		switch op := r.IntN(20); {
+		case op < 8 || len(model) == 0: // Add, biased so the load crosses the cap
+			add()
 		case op < 11: // Remove
 			e := model[r.IntN(len(model))]
 			if err := q.Remove(handles[e.value]); err != nil {
@@ -207,15 +210,7 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 				break
 			}
 			for range 1 + r.IntN(capSmall+1) { // a burst of adds
-				k := keyFor()
-				h, err := q.Add(k, next)
-				if err != nil {
-					fail("Add(%d): %v", k, err)
-				}
-				handles[next] = h
-				model = append(model, modelElt{k, seq, next})
-				seq++
-				next++
+				add()
 			}
 		}
 		if wasSmall && !q.small {
