@@ -760,12 +760,61 @@ func (q *Queue[T]) CollectTo(key int64, limit int) int64 {
 		// Every element with key k now sits in one level-0 slot, oldest first.
 		n += q.take(lv0.slot(k))
 		q.minValid = false
+		if key-1 <= lv0.maxKey && key <= q.levelsAboveMin() {
+			// Every key left below key is on level 0: walk its bitmap
+			// instead of recomputing the minimum over every level.
+			key, n = q.collectLevel0(k+1, key, n, limit)
+			break
+		}
 	}
 	q.minAllowed = key
 	if lv0.minKey < key {
 		q.setMin(key)
 	}
 	return key
+}
+
+// levelsAboveMin returns a lower bound on the keys held above level 0: level
+// 1's minimum (each level's minimum is at least the one below's, and a level
+// holds no key below its minimum), or MaxKey+1 with a single level. Level 1's
+// first slot may start inside level 0's range, so level 0's maximum is not
+// such a bound.
+func (q *Queue[T]) levelsAboveMin() int64 {
+	if len(q.levels) == 1 {
+		return MaxKey + 1
+	}
+	return q.levels[1].minKey
+}
+
+// collectLevel0 is CollectTo's loop once every element with a key below key
+// is on level 0 and none has a key below from: it takes level 0's slots for
+// the keys [from, key) in order, with n elements already taken, and returns
+// the key to raise MinAllowedKey to (key, or with limit the first key left
+// untaken) and the new n. The first occupied slot it stops at holds the
+// smallest key left when that key is below every key above level 0; it
+// caches it then.
+func (q *Queue[T]) collectLevel0(from, key int64, n, limit int) (int64, int) {
+	lv := &q.levels[0]
+	for lv.length > 0 {
+		start := lv.slot(from)
+		s := lv.occupied.next(start)
+		if s < 0 {
+			s = lv.occupied.next(0)
+		}
+		k := from + int64((uint64(s)-uint64(start))&lv.mask)
+		if k >= key || limit > 0 && n >= limit {
+			if k < q.levelsAboveMin() {
+				q.minKey, q.minValid = k, true
+			}
+			if k >= key {
+				return key, n
+			}
+			return k, n
+		}
+		n += q.take(s)
+		from = k + 1
+	}
+	return key, n
 }
 
 // FireDue removes the due list's elements in order, calling removed (if not
