@@ -205,7 +205,7 @@ func TestCorruptPQ6(t *testing.T) {
 	})
 	t.Run("slot count", func(t *testing.T) {
 		f := newFixture(t)
-		f.q.levels[2].slotLen[f.q.levels[2].slot(30)]++
+		f.q.levels[2].slots[f.q.levels[2].slot(30)].count++
 		invariant.Expect(t, f.q.Invariant(), "PQ6")
 	})
 	t.Run("due count", func(t *testing.T) {
@@ -380,8 +380,8 @@ func TestCorruptPoolThroughQueue(t *testing.T) {
 func TestCorruptPQ13(t *testing.T) {
 	f := newFixture(t)
 	q := f.q
-	s := q.levels[1].slot(5)      // holds key 5 alone
-	q.levels[1].slotMinKey[s] = 4 // a key no element of the slot has
+	s := q.levels[1].slot(5)        // holds key 5 alone
+	q.levels[1].slots[s].minKey = 4 // a key no element of the slot has
 	invariant.Expect(t, q.Invariant(), "PQ13")
 }
 

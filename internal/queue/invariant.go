@@ -65,7 +65,7 @@ func (q *Queue[T]) walkLevels() (held int, levelMin int64, err error) {
 		lv := &q.levels[l]
 		count := 0
 		for s := range lv.slots {
-			if v := &lv.slots[s]; len(v.front) == 0 && len(v.back) == 0 && lv.slotLen[s] == 0 && !lv.occupied.has(s) {
+			if v := &lv.slots[s]; len(v.front) == 0 && len(v.back) == 0 && v.count == 0 && !lv.occupied.has(s) {
 				continue // empty by every measure: no check below can fail
 			}
 			n, slotMin, err := q.walkSlot(l, s)
@@ -144,14 +144,9 @@ func (q *Queue[T]) checkPQ1() error {
 	for l := range q.levels {
 		lv := &q.levels[l]
 		nslots := int(lv.mask) + 1
-		wantMins := nslots
-		if l == 0 || lv.slots == nil {
-			wantMins = 0
-		}
-		if lv.slots != nil && (len(lv.slots) != nslots || len(lv.slotLen) != nslots) || lv.slots == nil && (lv.slotLen != nil || lv.length != 0) ||
-			len(lv.slotMinKey) != wantMins {
-			return invariant.Errorf("PQ1", "level %d: %d slots, %d counts, %d cached minima, mask %#x",
-				l, len(lv.slots), len(lv.slotLen), len(lv.slotMinKey), lv.mask)
+		if lv.slots != nil && len(lv.slots) != nslots || lv.slots == nil && lv.length != 0 {
+			return invariant.Errorf("PQ1", "level %d: %d slots, mask %#x, %d elements",
+				l, len(lv.slots), lv.mask, lv.length)
 		}
 		if lv.shift != bitsPerSlot || lv.keysPerSlot != int64(1)<<bitsPerSlot ||
 			nslots != 1<<lv.bits || lv.slots != nil && len(lv.occupied) != (nslots+63)/64 {
@@ -223,17 +218,17 @@ func (q *Queue[T]) checkPQ5(l, s int, i, pos uint32) error {
 	return nil
 }
 
-// checkPQ6Slot: the counts are right, for one slot: slotLen_l,s is the
+// checkPQ6Slot: the counts are right, for one slot: count_l,s is the
 // number n of live entries in slot s of level l.
 func (q *Queue[T]) checkPQ6Slot(l, s, n int) error {
-	if c := q.levels[l].slotLen[s]; uint32(n) != c {
+	if c := q.levels[l].slots[s].count; uint32(n) != c {
 		return invariant.Errorf("PQ6", "level %d slot %d count %d, holds %d", l, s, c, n)
 	}
 	return nil
 }
 
 // checkPQ6Level: the counts are right, for one level: length_l is the number
-// of elements its slots hold (Σ_s slotLen_l,s, once checkPQ6Slot holds).
+// of elements its slots hold (Σ_s count_l,s, once checkPQ6Slot holds).
 func (q *Queue[T]) checkPQ6Level(l, held int) error {
 	if lv := &q.levels[l]; lv.length != held {
 		return invariant.Errorf("PQ6", "level %d length %d, slots hold %d", l, lv.length, held)
@@ -341,13 +336,13 @@ func checkPQ12(i uint32, time int64) error {
 }
 
 // checkPQ13: a slot's cached minimum, when known, is its smallest key: above
-// level 0, an occupied slot's slotMinKey is minUnknown or slotMin, the
+// level 0, an occupied slot's minKey is minUnknown or slotMin, the
 // smallest key of its n elements.
 func (q *Queue[T]) checkPQ13(l, s, n int, slotMin int64) error {
 	if l == 0 || n == 0 {
 		return nil
 	}
-	if m := q.levels[l].slotMinKey[s]; m != minUnknown && m != slotMin {
+	if m := q.levels[l].slots[s].minKey; m != minUnknown && m != slotMin {
 		return invariant.Errorf("PQ13", "level %d slot %d: cached minimum %d, smallest key %d", l, s, m, slotMin)
 	}
 	return nil

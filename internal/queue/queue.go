@@ -61,18 +61,16 @@ var (
 // level is one level of the queue: 2^bits slots, each 2^shift keys wide,
 // covering the keys [minKey, maxKey].
 type level struct {
-	bits        uint     // b_i: the level has 1<<bits slots
-	shift       uint     // s_i = b_0 + ... + b_(i-1): each slot is 1<<shift keys wide
-	mask        uint64   // 1<<bits - 1: a key's slot is (key >> shift) & mask
-	span        int64    // maxKey - minKey when the range is not clamped at MaxKey
-	minKey      int64    // first key the level covers; slot-aligned unless MaxKey
-	maxKey      int64    // last key the level covers
-	length      int      // elements held at this level
-	slots       []slot   // each slot's record indices, in order (slots.go); nil until first used
-	slotLen     []uint32 // the number of records in each slot; nil with slots
-	slotMinKey  []int64  // levels >= 1: each occupied slot's smallest key, or minUnknown; nil with slots
-	occupied    bitmap   // bit s is set iff slot s holds an element
-	keysPerSlot int64    // 1<<shift
+	bits        uint   // b_i: the level has 1<<bits slots
+	shift       uint   // s_i = b_0 + ... + b_(i-1): each slot is 1<<shift keys wide
+	mask        uint64 // 1<<bits - 1: a key's slot is (key >> shift) & mask
+	span        int64  // maxKey - minKey when the range is not clamped at MaxKey
+	minKey      int64  // first key the level covers; slot-aligned unless MaxKey
+	maxKey      int64  // last key the level covers
+	length      int    // elements held at this level
+	slots       []slot // each slot's records, count and cached minimum (slots.go); nil until first used
+	occupied    bitmap // bit s is set iff slot s holds an element
+	keysPerSlot int64  // 1<<shift
 }
 
 func (lv *level) slot(key int64) int { return int((uint64(key) >> lv.shift) & lv.mask) }
@@ -589,7 +587,7 @@ func (q *Queue[T]) computeMinKey() int64 {
 // before the cascade reads them all again.
 func (q *Queue[T]) slotMin(l, s int) int64 {
 	lv := &q.levels[l]
-	if m := lv.slotMinKey[s]; m != minUnknown {
+	if m := lv.slots[s].minKey; m != minUnknown {
 		return m
 	}
 	m := int64(math.MaxInt64)
@@ -597,7 +595,7 @@ func (q *Queue[T]) slotMin(l, s int) int64 {
 		m = min(m, q.keyOf(q.rec(i)))
 		return true
 	})
-	lv.slotMinKey[s] = m
+	lv.slots[s].minKey = m
 	return m
 }
 
@@ -1123,11 +1121,11 @@ func (q *Queue[T]) Shrink() {
 	for l := range q.levels {
 		lv := &q.levels[l]
 		if lv.length == 0 {
-			lv.slots, lv.slotLen, lv.slotMinKey, lv.occupied = nil, nil, nil, nil
+			lv.slots, lv.occupied = nil, nil
 			continue
 		}
 		for s := range lv.slots {
-			if lv.slotLen[s] == 0 {
+			if lv.slots[s].count == 0 {
 				lv.slots[s] = slot{}
 				continue
 			}
@@ -1152,7 +1150,7 @@ func (q *Queue[T]) BytesHeld() int {
 	n := (q.pool.Cap() + 1) * int(unsafe.Sizeof(pool.Record[T]{}))
 	for l := range q.levels {
 		lv := &q.levels[l]
-		n += len(lv.occupied)*8 + len(lv.slotLen)*4 + len(lv.slotMinKey)*8
+		n += len(lv.occupied) * 8
 		for s := range lv.slots {
 			n += int(unsafe.Sizeof(slot{})) + (cap(lv.slots[s].front)+cap(lv.slots[s].back))*4
 		}
@@ -1168,8 +1166,8 @@ func (q *Queue[T]) Clear() {
 	q.pool.Reset()
 	for l := range q.levels {
 		lv := &q.levels[l]
-		clear(lv.slotLen)
 		for s := range lv.slots {
+			lv.slots[s].count = 0
 			clear(lv.slots[s].front) // the indices are dead; keep the capacity
 			clear(lv.slots[s].back)
 			lv.slots[s].front, lv.slots[s].back = lv.slots[s].front[:0], lv.slots[s].back[:0]

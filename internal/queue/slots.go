@@ -22,12 +22,21 @@ import (
 const frontBit = 1 << 31
 
 // slot is one slot of a level.
+//
+// Everything a put, a removal or a take reads of one slot sits in this one
+// 64-byte struct, one cache line on 64-bit targets when the level's slot
+// array is line-aligned (Go allocates arrays of 32 KiB or more, such as a
+// level of 512 slots or more, page-aligned), rather than in parallel
+// per-level arrays of counts and minima, which cost a cache miss each on a
+// random slot.
 type slot struct {
-	front []uint32 // put ahead by cascades into a non-empty slot; in order from the end
-	back  []uint32 // added, or cascaded into an empty slot; in order from the start
+	front  []uint32 // put ahead by cascades into a non-empty slot; in order from the end
+	back   []uint32 // added, or cascaded into an empty slot; in order from the start
+	minKey int64    // levels >= 1, occupied slot: its smallest key, or minUnknown (unused on level 0)
+	count  uint32   // live records (entries other than tombstones)
 }
 
-// minUnknown marks a slot whose smallest key is not cached (level.slotMinKey).
+// minUnknown marks a slot whose smallest key is not cached (slot.minKey).
 const minUnknown = -1
 
 // put puts record i, whose key is key, in slot s of level l: at the back, or
@@ -41,13 +50,13 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 	if l > 0 {
 		// The slot's cached minimum: the key itself in an empty slot, else
 		// the smaller of the two, unless it is unknown.
-		if m := lv.slotMinKey[s]; lv.slotLen[s] == 0 || m != minUnknown && key < m {
-			lv.slotMinKey[s] = key
+		if m := lv.slots[s].minKey; lv.slots[s].count == 0 || m != minUnknown && key < m {
+			lv.slots[s].minKey = key
 		}
 	}
 	v := &lv.slots[s]
 	n := len(v.front) + len(v.back)
-	if n >= 32 && n > 2*int(lv.slotLen[s]) {
+	if n >= 32 && n > 2*int(lv.slots[s].count) {
 		q.compact(l, s)
 	}
 	r := q.rec(i)
@@ -69,7 +78,7 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 		v.back = append(v.back, i)
 	}
 	r.State = uint8(l + 1)
-	lv.slotLen[s]++
+	lv.slots[s].count++
 	lv.occupied.set(s)
 	lv.length++
 }
@@ -89,10 +98,6 @@ func (q *Queue[T]) allocLevel(l int) {
 	n := int(lv.mask) + 1
 	lv.slots = make([]slot, n)
 	lv.occupied = newBitmap(n)
-	lv.slotLen = make([]uint32, n)
-	if l > 0 {
-		lv.slotMinKey = make([]int64, n)
-	}
 	arena := make([]uint32, n*slotStart)
 	for s := range lv.slots {
 		lv.slots[s].back = arena[s*slotStart : s*slotStart : (s+1)*slotStart]
@@ -109,12 +114,12 @@ func (q *Queue[T]) del(l, s int, i uint32) {
 	} else {
 		v.back[p] = 0
 	}
-	if l > 0 && lv.slotMinKey[s] == q.keyOf(r) {
-		lv.slotMinKey[s] = minUnknown // the minimum may have left; the next query walks the slot
+	if l > 0 && lv.slots[s].minKey == q.keyOf(r) {
+		lv.slots[s].minKey = minUnknown // the minimum may have left; the next query walks the slot
 	}
-	lv.slotLen[s]--
+	lv.slots[s].count--
 	lv.length--
-	if lv.slotLen[s] == 0 {
+	if lv.slots[s].count == 0 {
 		v.front, v.back = v.front[:0], v.back[:0]
 		lv.occupied.unset(s)
 	}
@@ -159,8 +164,8 @@ func (q *Queue[T]) empty(l, s int) {
 	lv := &q.levels[l]
 	v := &lv.slots[s]
 	v.front, v.back = v.front[:0], v.back[:0]
-	lv.length -= int(lv.slotLen[s])
-	lv.slotLen[s] = 0
+	lv.length -= int(lv.slots[s].count)
+	lv.slots[s].count = 0
 	lv.occupied.unset(s)
 }
 
@@ -180,7 +185,7 @@ func (q *Queue[T]) take(s int) int {
 			q.dueBuf = append(q.dueBuf, i)
 		}
 	}
-	c := int(q.levels[0].slotLen[s])
+	c := int(q.levels[0].slots[s].count)
 	q.empty(0, s)
 	q.dueLen += c
 	return c
