@@ -157,6 +157,11 @@ func (p *Pool[T]) Len() int { return len(p.recs) - 1 }
 // Rec returns the record at index i. The pointer is valid until the next Alloc.
 func (p *Pool[T]) Rec(i uint32) *Record[T] { return &p.recs[i] }
 
+// Records returns the record slice, indexed as Rec is, for a loop that
+// touches many records and must not reload the slice at each one. It is valid
+// until the next Alloc or Shrink.
+func (p *Pool[T]) Records() []Record[T] { return p.recs }
+
 // Alloc returns the index of a fresh record with the given time and value and
 // state; its Next is 0. Cost: O(1) amortized; it allocates only when
 // the pool grows.

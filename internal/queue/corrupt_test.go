@@ -5,6 +5,7 @@ package queue
 // them a check that can never fire would look the same as one that holds.
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/gotimingwheel/timingwheel/internal/pool"
@@ -420,7 +421,8 @@ func TestSlotMinAfterRemove(t *testing.T) {
 }
 
 // newSmallFixture builds a valid queue in small mode: level bits [4 2] (a
-// small vector of at most 2), keys 5 and 9 in the vector.
+// small heap of 2, up to 32 while its keys lie beyond level 0, which holds
+// keys 0 to 15), keys 20, 17 and 30 in the heap, so that it has grown once.
 func newSmallFixture(t *testing.T) *Queue[string] {
 	t.Helper()
 	lb, err := levelbits.New(4, 2)
@@ -428,7 +430,7 @@ func newSmallFixture(t *testing.T) *Queue[string] {
 		t.Fatal(err)
 	}
 	q := New[string](lb, 0)
-	for _, k := range []int64{9, 5} {
+	for _, k := range []int64{20, 17, 30} {
 		if _, err := q.Add(k, "x"); err != nil {
 			t.Fatal(err)
 		}
@@ -436,63 +438,105 @@ func newSmallFixture(t *testing.T) *Queue[string] {
 	if err := q.Invariant(); err != nil {
 		t.Fatalf("small fixture is not valid: %v", err)
 	}
-	if !q.small || q.smallLen() != 2 || q.sk[q.smallHead] != 5 {
-		t.Fatalf("small fixture: small %v, %d in the vector, keys %v", q.small, q.smallLen(), q.sk)
+	if !q.small || q.smallLen() != 3 || q.heapKey(&q.heap[0]) != 17 {
+		t.Fatalf("small fixture: small %v, %d in the heap, entries %v", q.small, q.smallLen(), q.heap)
 	}
 	return q
 }
 
 func TestCorruptPQ14(t *testing.T) {
-	t.Run("vector in use outside small mode", func(t *testing.T) {
+	t.Run("heap in use outside small mode", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.small = false
 		invariant.Expect(t, q.Invariant(), "PQ14")
 	})
 	t.Run("levels in use in small mode", func(t *testing.T) {
-		f := newFixture(t) // elements on every level, an empty vector
-		f.q.small, f.q.smallCap = true, 8
+		f := newFixture(t) // elements on every level, an empty heap
+		f.q.small, f.q.smallCap, f.q.heapCap, f.q.wideCap = true, 8, 8, 8
 		invariant.Expect(t, f.q.Invariant(), "PQ14")
 	})
-	t.Run("vector over its cap", func(t *testing.T) {
+	t.Run("heap over its cap", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.smallCap = 1
+		q.heapCap = 2
 		invariant.Expect(t, q.Invariant(), "PQ14")
 	})
-	t.Run("halves of different lengths", func(t *testing.T) {
+	t.Run("cap beyond the wide cap", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.si = q.si[:len(q.si)-1]
+		q.heapCap = q.wideCap + 1
+		invariant.Expect(t, q.Invariant(), "PQ14")
+	})
+	t.Run("cap below the small cap", func(t *testing.T) {
+		q := newSmallFixture(t)
+		q.heapCap = q.smallCap - 1
 		invariant.Expect(t, q.Invariant(), "PQ14")
 	})
 }
 
 func TestCorruptPQ15(t *testing.T) {
-	t.Run("keys out of order", func(t *testing.T) {
+	// swap exchanges heap positions a and b, records included, so that only
+	// the order is wrong.
+	swap := func(q *Queue[string], a, b int) {
+		q.heap[a], q.heap[b] = q.heap[b], q.heap[a]
+		q.rec(q.heap[a].idx).Next, q.rec(q.heap[b].idx).Next = uint32(a), uint32(b)
+	}
+	t.Run("child before its parent", func(t *testing.T) {
 		q := newSmallFixture(t)
-		h := q.smallHead
-		q.sk[h], q.sk[h+1] = q.sk[h+1], q.sk[h]
-		q.si[h], q.si[h+1] = q.si[h+1], q.si[h]
+		swap(q, 0, 1)
+		invariant.Expect(t, q.Invariant(), "PQ15")
+	})
+	t.Run("equal keys out of insertion order", func(t *testing.T) {
+		q := newSmallFixture(t)
+		if _, err := q.Add(17, "y"); err != nil {
+			t.Fatal(err)
+		}
+		// The new 17 is not at the root; give it the root's sequence
+		// number and the root the new one's.
+		p := slices.IndexFunc(q.heap, func(e hent) bool { return q.heapKey(&e) == 17 && e.ord != q.heap[0].ord })
+		q.heap[0].ord, q.heap[p].ord = q.heap[p].ord, q.heap[0].ord
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("key not the record's", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.sk[q.smallHead] = 6
+		q.heap[0].ord += 1 << 32 // one key more than the record's
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("record not in state 1", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.rec(q.si[q.smallHead]).State = 2
+		q.rec(q.heap[0].idx).State = 2
+		invariant.Expect(t, q.Invariant(), "PQ15")
+	})
+	t.Run("record's position wrong", func(t *testing.T) {
+		q := newSmallFixture(t)
+		q.rec(q.heap[1].idx).Next = 2
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("bad index", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.si[q.smallHead] = 0
+		q.heap[0].idx = 0
+		invariant.Expect(t, q.Invariant(), "PQ15")
+	})
+	t.Run("sequence number not below the next", func(t *testing.T) {
+		q := newSmallFixture(t)
+		q.heapSeq = heapSeqOf(&q.heap[2])
+		invariant.Expect(t, q.Invariant(), "PQ15")
+	})
+	t.Run("sequence number repeated", func(t *testing.T) {
+		q := newSmallFixture(t)
+		q.heap[2].ord = q.heap[2].ord&^(1<<32-1) | uint64(heapSeqOf(&q.heap[1]))
+		invariant.Expect(t, q.Invariant(), "PQ15")
+	})
+	t.Run("base above MinAllowedKey", func(t *testing.T) {
+		q := newSmallFixture(t)
+		q.heapBase++
+		for p := range q.heap {
+			q.heap[p].ord -= 1 << 32 // the same keys
+		}
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("key below MinAllowedKey", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.minAllowed = 6
-		q.levels[0].minKey = 6 // keep PQ9; the vector's key 5 is now below the minimum
-		q.levels[0].maxKey = addClamp(6, q.levels[0].span)
+		q.minAllowed = 18
+		q.setMin(18) // keep the geometry (PQ2, PQ9); the heap's key 17 is now below the minimum
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 }

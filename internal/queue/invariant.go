@@ -348,22 +348,19 @@ func (q *Queue[T]) checkPQ13(l, s, n int, slotMin int64) error {
 	return nil
 }
 
-// checkPQ14: the mode is consistent: in small mode the levels hold nothing and
-// the small vector at most smallCap elements (smallCap > 0); out of it the
-// small vector is empty. The vector's two halves have one length, and its
-// head is within it.
+// checkPQ14: the mode is consistent: in small mode the levels hold nothing
+// and the heap at most heapCap elements, where smallCap <= heapCap <= wideCap
+// (smallCap > 0); out of it the heap is empty.
 func (q *Queue[T]) checkPQ14() error {
-	if len(q.sk) != len(q.si) || q.smallHead < 0 || q.smallHead > len(q.sk) {
-		return invariant.Errorf("PQ14", "small vector: %d keys, %d indices, head %d", len(q.sk), len(q.si), q.smallHead)
-	}
 	if !q.small {
 		if n := q.smallLen(); n != 0 {
-			return invariant.Errorf("PQ14", "not in small mode, yet the small vector holds %d", n)
+			return invariant.Errorf("PQ14", "not in small mode, yet the small heap holds %d", n)
 		}
 		return nil
 	}
-	if q.smallCap <= 0 || q.smallLen() > q.smallCap {
-		return invariant.Errorf("PQ14", "small mode holds %d, cap %d", q.smallLen(), q.smallCap)
+	if q.smallCap <= 0 || q.heapCap < q.smallCap || q.heapCap > q.wideCap || q.smallLen() > q.heapCap {
+		return invariant.Errorf("PQ14", "small mode holds %d, cap %d, allowed caps [%d, %d]",
+			q.smallLen(), q.heapCap, q.smallCap, q.wideCap)
 	}
 	for l := range q.levels {
 		if n := q.levels[l].length; n != 0 {
@@ -373,26 +370,43 @@ func (q *Queue[T]) checkPQ14() error {
 	return nil
 }
 
-// checkPQ15: the small vector is sorted and names its elements: each entry
-// names a record in state 1 whose key is the entry's key, within
-// [MinAllowedKey, MaxAllowedKey], and the keys do not decrease along the
-// vector. It returns how many elements the vector holds and the smallest key.
+// checkPQ15: the small heap is in heap order and names its elements:
+// heapBase <= MinAllowedKey when the heap holds anything; each entry names a
+// record in state 1 whose key is heapBase plus the entry's offset, within
+// [MinAllowedKey, MaxAllowedKey], and whose Next is the entry's position; the
+// sequence numbers are distinct and below heapSeq; no entry's order word is
+// below its parent's. It returns how many elements the heap holds and the
+// smallest key.
 func (q *Queue[T]) checkPQ15() (n int, smallest int64, err error) {
-	prev := int64(math.MinInt64)
-	for p := q.smallHead; p < len(q.sk); p++ {
-		i, k := q.si[p], q.sk[p]
-		if i == 0 || int(i) > q.pool.Len() {
-			return 0, 0, invariant.Errorf("PQ15", "small vector position %d holds bad index %d", p, i)
+	if len(q.heap) > 0 && q.heapBase > q.minAllowed {
+		return 0, 0, invariant.Errorf("PQ15", "small heap base %d above MinAllowedKey %d", q.heapBase, q.minAllowed)
+	}
+	seqs := make(map[uint32]int, len(q.heap))
+	for p := range q.heap {
+		e := &q.heap[p]
+		if e.idx == 0 || int(e.idx) > q.pool.Len() {
+			return 0, 0, invariant.Errorf("PQ15", "small heap position %d holds bad index %d", p, e.idx)
 		}
-		r := q.rec(i)
-		if r.State != 1 || q.keyOf(r) != k || k < q.minAllowed || k > q.MaxAllowedKey() || k < prev {
-			return 0, 0, invariant.Errorf("PQ15", "small vector position %d: record %d (state %d, key %d) under key %d after key %d, allowed [%d, %d]",
-				p, i, r.State, q.keyOf(r), k, prev, q.minAllowed, q.MaxAllowedKey())
+		r, k := q.rec(e.idx), q.heapKey(e)
+		if r.State != 1 || q.keyOf(r) != k || int(r.Next) != p || k < q.minAllowed || k > q.MaxAllowedKey() {
+			return 0, 0, invariant.Errorf("PQ15", "small heap position %d: record %d (state %d, key %d, position %d) under key %d, allowed [%d, %d]",
+				p, e.idx, r.State, q.keyOf(r), r.Next, k, q.minAllowed, q.MaxAllowedKey())
 		}
-		prev = k
+		seq := heapSeqOf(e)
+		if seq >= q.heapSeq {
+			return 0, 0, invariant.Errorf("PQ15", "small heap position %d: sequence number %d, next is %d", p, seq, q.heapSeq)
+		}
+		if o, dup := seqs[seq]; dup {
+			return 0, 0, invariant.Errorf("PQ15", "small heap positions %d and %d share sequence number %d", o, p, seq)
+		}
+		seqs[seq] = p
+		if parent := (p - 1) >> 2; p > 0 && e.ord < q.heap[parent].ord {
+			return 0, 0, invariant.Errorf("PQ15", "small heap position %d (key %d, seq %d) comes before its parent %d (key %d, seq %d)",
+				p, k, seq, parent, q.heapKey(&q.heap[parent]), heapSeqOf(&q.heap[parent]))
+		}
 	}
 	if n = q.smallLen(); n > 0 {
-		smallest = q.sk[q.smallHead]
+		smallest = q.heapKey(&q.heap[0])
 	}
 	return n, smallest, nil
 }

@@ -116,14 +116,18 @@ type Queue[T any] struct {
 	sink    uint8 // written by prefetching loads so that the compiler keeps them
 
 	// Small mode (small.go): while small is set, the elements not in the due
-	// list are in sk[smallHead:] and si[smallHead:], sorted by key and
-	// insertion, and the levels hold nothing. smallCap (0: never) is the most
-	// the vector holds.
-	small     bool
-	smallCap  int
-	smallHead int
-	sk        []int64
-	si        []uint32
+	// list are in heap, a 4-ary heap ordered by (key, seq), and the levels
+	// hold nothing. heapCap is the most the heap holds now: smallCap (0:
+	// never small) or, while its keys lie beyond level 0, up to wideCap.
+	// heapSeq is the next sequence number; keys are stored as offsets from
+	// heapBase.
+	small    bool
+	smallCap int
+	wideCap  int
+	heapCap  int
+	heapSeq  uint32
+	heapBase int64
+	heap     []hent
 
 	firing []uint32 // records whose removal handler is running (a stack, for re-entrant calls)
 	epoch  uint64   // bumped by Clear, so running drains forget their records
@@ -210,7 +214,10 @@ func NewTimed[T any](lb levelbits.LevelBits, capacity int, shift uint) *Queue[T]
 		bitsPerSlot += b
 	}
 	q.smallCap = smallCapFor(q.levels[0].bits)
-	q.small = q.smallCap > 0
+	q.wideCap = wideCapFor(q.levels[0].bits)
+	if q.smallCap > 0 {
+		q.enterSmall()
+	}
 	return q
 }
 
@@ -330,9 +337,9 @@ func (q *Queue[T]) checkTime(t int64) error {
 // full.
 func (q *Queue[T]) insert(i uint32, key int64) {
 	if !q.small && q.smallCap > 0 && q.length == q.dueLen {
-		q.small = true // the levels hold nothing
+		q.enterSmall() // the levels hold nothing
 	}
-	if q.small && q.smallLen() >= q.smallCap {
+	if q.small && (q.smallLen() >= q.heapCap && !q.makeRoom() || !q.heapFits(key)) {
 		q.spill()
 	}
 	if q.small {
@@ -550,7 +557,7 @@ func (q *Queue[T]) levelMinKey() (int64, bool) {
 
 func (q *Queue[T]) computeMinKey() int64 {
 	if q.small {
-		return q.sk[q.smallHead]
+		return q.heapKey(&q.heap[0])
 	}
 	best := int64(math.MaxInt64)
 	for l := range q.levels {
@@ -607,8 +614,9 @@ func (q *Queue[T]) firstWithKey(k int64) uint32 {
 		return h
 	}
 	if q.small {
-		if p := q.smallLower(k); p < len(q.sk) && q.sk[p] == k {
-			return q.si[p]
+		// The root is the first in (key, seq) order.
+		if len(q.heap) > 0 && q.heapKey(&q.heap[0]) == k {
+			return q.heap[0].idx
 		}
 		return 0
 	}
@@ -685,8 +693,10 @@ func (q *Queue[T]) keyTimes(k int64, due bool) (lo, hi int64) {
 			}
 		}
 	}
-	for p := q.smallLower(k); p < len(q.sk) && q.sk[p] == k; p++ {
-		note(q.si[p])
+	for p := range q.heap {
+		if q.heapKey(&q.heap[p]) == k {
+			note(q.heap[p].idx)
+		}
 	}
 	for l := range q.levels {
 		lv := &q.levels[l]
@@ -1053,8 +1063,8 @@ func (q *Queue[T]) All() iter.Seq[pool.Handle] {
 				return
 			}
 		}
-		for _, i := range q.si[q.smallHead:] {
-			if !yield(q.pool.Handle(i)) {
+		for _, e := range q.heap {
+			if !yield(q.pool.Handle(e.idx)) {
 				return
 			}
 		}
@@ -1105,8 +1115,12 @@ func (q *Queue[T]) Shrink() {
 			return
 		}
 		if q.small {
-			q.si[q.smallFind(from, q.keyOf(r))] = to
-			return
+			// The record kept its Next, its heap position.
+			if p := int(r.Next); p < len(q.heap) && q.heap[p].idx == from {
+				q.heap[p].idx = to
+				return
+			}
+			panic("priorityqueue: moved record not in the small heap")
 		}
 		l := int(r.State) - 1
 		v := &q.levels[l].slots[q.levels[l].slot(q.keyOf(r))]
@@ -1134,8 +1148,7 @@ func (q *Queue[T]) Shrink() {
 			lv.slots[s].front = nil
 		}
 	}
-	q.sk, q.si = slices.Clip(q.sk[q.smallHead:]), slices.Clip(q.si[q.smallHead:])
-	q.smallHead = 0
+	q.heap = slices.Clip(q.heap)
 	q.dueBuf = slices.Clip(q.dueBuf)
 	q.firing = slices.Clip(q.firing)
 	q.scratch = nil
@@ -1155,7 +1168,7 @@ func (q *Queue[T]) BytesHeld() int {
 			n += int(unsafe.Sizeof(slot{})) + (cap(lv.slots[s].front)+cap(lv.slots[s].back))*4
 		}
 	}
-	n += (cap(q.firing)+cap(q.dueBuf)+cap(q.scratch)+cap(q.si))*4 + cap(q.sk)*8
+	n += (cap(q.firing)+cap(q.dueBuf)+cap(q.scratch))*4 + cap(q.heap)*int(unsafe.Sizeof(hent{}))
 	n += q.pool.Moved() * 48 // two map entries per moved record, roughly
 	return n
 }
@@ -1178,8 +1191,11 @@ func (q *Queue[T]) Clear() {
 	q.counts.Cleared += uint64(q.length)
 	q.length = 0
 	q.dueBuf, q.duePos, q.dueLen = q.dueBuf[:0], 0, 0
-	q.sk, q.si, q.smallHead = q.sk[:0], q.si[:0], 0
-	q.small = q.smallCap > 0
+	q.heap = q.heap[:0]
+	q.small = false
+	if q.smallCap > 0 {
+		q.enterSmall()
+	}
 	q.minValid = false // the original keeps a stale cached minimum here
 	q.minKey = 0
 	q.firing = q.firing[:0]

@@ -4,48 +4,11 @@ import (
 	"cmp"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"testing"
 
 	"github.com/gotimingwheel/timingwheel/internal/pool"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
-
-// TestSmallSearch compares the small vector's branch-free binary searches
-// with sort.Search on random sorted vectors with repeated keys, from a head
-// inside the vector.
-func TestSmallSearch(t *testing.T) {
-	lb, err := levelbits.New(11)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := New[int](lb, 0)
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 2000 {
-		n := r.IntN(40)
-		q.sk = q.sk[:0]
-		k := int64(r.IntN(5))
-		for range n {
-			k += int64(r.IntN(3))
-			q.sk = append(q.sk, k)
-		}
-		q.smallHead = 0
-		if n > 0 {
-			q.smallHead = r.IntN(n + 1)
-		}
-		h := q.smallHead
-		for key := int64(-1); key <= k+1; key++ {
-			up := h + sort.Search(n-h, func(j int) bool { return q.sk[h+j] > key })
-			lo := h + sort.Search(n-h, func(j int) bool { return q.sk[h+j] >= key })
-			if got := q.smallUpper(key); got != up {
-				t.Fatalf("smallUpper(%d) on %v from %d = %d, want %d", key, q.sk, h, got, up)
-			}
-			if got := q.smallLower(key); got != lo {
-				t.Fatalf("smallLower(%d) on %v from %d = %d, want %d", key, q.sk, h, got, lo)
-			}
-		}
-	}
-}
 
 // TestSmallModeAgainstModel drives queues whose level 0 is large enough for
 // small mode (capacities 2 to 128) with random calls, many at equal keys,
@@ -54,7 +17,7 @@ func TestSmallSearch(t *testing.T) {
 // MinKey, MinElt and Len with a reference model that removes by (key, order
 // of Add or Change), and runs Invariant after every call.
 func TestSmallModeAgainstModel(t *testing.T) {
-	for _, bits := range [][]int{{4, 2, 2}, {5, 1, 3}, {6, 3, 3}, {8, 4}, {11, 10, 10}} {
+	for _, bits := range [][]int{{4, 2, 2}, {5, 1, 3}, {6, 3, 3}, {8, 4}, {11, 10, 10}, {11, 10, 10, 10, 10}} {
 		lb, err := levelbits.New(bits...)
 		if err != nil {
 			t.Fatal(err)
@@ -108,6 +71,11 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 		lo := q.MinAllowedKey()
 		span := int64(1) << uint(r.IntN(sum+1))
 		k := lo + r.Int64N(min(span, 64))
+		if sum > 33 && r.IntN(8) == 0 {
+			// Near 2^32 above MinAllowedKey, where the small heap's key
+			// offsets end: such keys move the heap's base or spill it.
+			k = lo + 1<<32 - 32 + r.Int64N(64)
+		}
 		if len(model) > 0 && r.IntN(3) == 0 {
 			k = model[r.IntN(len(model))].key
 		}
@@ -171,7 +139,10 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 		case op < 16: // IncreaseMinAllowedKey
 			k := q.MinAllowedKey() + r.Int64N(8)
 			if r.IntN(4) == 0 {
-				k += 64 // everything keyFor drew
+				k += 64 // everything keyFor drew near MinAllowedKey
+			}
+			if sum > 33 && r.IntN(6) == 0 {
+				k += 1 << 31 // half way to the far keys
 			}
 			var want []int
 			sortModel()
@@ -225,8 +196,8 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 		if q.Len() != len(model) {
 			fail("step %d: Len %d, model %d", step, q.Len(), len(model))
 		}
-		if q.small && q.smallLen() > capSmall {
-			fail("small vector holds %d, cap %d", q.smallLen(), capSmall)
+		if q.small && q.smallLen() > wideCapFor(uint(lb.At(0))) {
+			fail("small heap holds %d, cap %d", q.smallLen(), wideCapFor(uint(lb.At(0))))
 		}
 		sortModel()
 		k, ok := q.MinKey()
@@ -241,4 +212,50 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 		}
 	}
 	return spills, backs
+}
+
+// TestSmallHeapRenumber runs the small heap's sequence counter up to where it
+// would wrap, with equal keys on both sides of that point, and checks that
+// they still leave in the order they were added (the heap renumbers its
+// entries instead of wrapping).
+func TestSmallHeapRenumber(t *testing.T) {
+	lb, err := levelbits.New(11, 10, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := New[int](lb, 0)
+	keys := []int64{7, 3, 7, 5, 3, 7, 9, 3}
+	v := 0
+	add := func() {
+		if _, err := q.Add(keys[v%len(keys)], v); err != nil {
+			t.Fatal(err)
+		}
+		v++
+	}
+	for range 4 {
+		add()
+	}
+	q.heapSeq = 1<<32 - 3
+	for range 12 {
+		add()
+		if err := q.Invariant(); err != nil {
+			t.Fatalf("after add %d: %v", v, err)
+		}
+	}
+	if !q.small || q.heapSeq >= 1<<32-3 {
+		t.Fatalf("small %v, next sequence number %d: the counter was not renumbered", q.small, q.heapSeq)
+	}
+	// The expected order: by key, then by the order of the adds.
+	want := make([]int, v)
+	for i := range want {
+		want[i] = i
+	}
+	slices.SortStableFunc(want, func(a, b int) int { return cmp.Compare(keys[a%len(keys)], keys[b%len(keys)]) })
+	var got []int
+	if err := q.IncreaseMinAllowedKey(10, func(e Element[int]) { got = append(got, e.Value) }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("removed %v, want %v", got, want)
+	}
 }
