@@ -5,7 +5,6 @@ package queue
 // them a check that can never fire would look the same as one that holds.
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/gotimingwheel/timingwheel/internal/pool"
@@ -420,17 +419,18 @@ func TestSlotMinAfterRemove(t *testing.T) {
 	}
 }
 
-// newSmallFixture builds a valid queue in small mode: level bits [4 2] (a
-// small heap of 2, up to 32 while its keys lie beyond level 0, which holds
-// keys 0 to 15), keys 20, 17 and 30 in the heap, so that it has grown once.
+// newSmallFixture builds a valid queue in small mode: level bits [5 2] (a
+// radix heap of 4, up to 512 while its keys lie beyond level 0, which holds
+// keys 0 to 31), keys 9, 5 and 7 against base 0: 5 and 7 in bucket 3, 9 in
+// bucket 4.
 func newSmallFixture(t *testing.T) *Queue[string] {
 	t.Helper()
-	lb, err := levelbits.New(4, 2)
+	lb, err := levelbits.New(5, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	q := New[string](lb, 0)
-	for _, k := range []int64{20, 17, 30} {
+	for _, k := range []int64{9, 5, 7} {
 		if _, err := q.Add(k, "x"); err != nil {
 			t.Fatal(err)
 		}
@@ -438,105 +438,102 @@ func newSmallFixture(t *testing.T) *Queue[string] {
 	if err := q.Invariant(); err != nil {
 		t.Fatalf("small fixture is not valid: %v", err)
 	}
-	if !q.small || q.smallLen() != 3 || q.heapKey(&q.heap[0]) != 17 {
-		t.Fatalf("small fixture: small %v, %d in the heap, entries %v", q.small, q.smallLen(), q.heap)
+	if !q.small || q.smallLen() != 3 || len(q.rad.b[3]) != 2 || len(q.rad.b[4]) != 1 {
+		t.Fatalf("small fixture: small %v, %d in the radix heap, buckets %v", q.small, q.smallLen(), q.rad.b[:5])
 	}
 	return q
 }
 
 func TestCorruptPQ14(t *testing.T) {
-	t.Run("heap in use outside small mode", func(t *testing.T) {
+	t.Run("radix heap in use outside small mode", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.small = false
 		invariant.Expect(t, q.Invariant(), "PQ14")
 	})
 	t.Run("levels in use in small mode", func(t *testing.T) {
-		f := newFixture(t) // elements on every level, an empty heap
-		f.q.small, f.q.smallCap, f.q.heapCap, f.q.wideCap = true, 8, 8, 8
+		f := newFixture(t) // elements on every level, an empty radix heap
+		f.q.small, f.q.smallCap, f.q.curCap, f.q.wideCap = true, 8, 8, 8
 		invariant.Expect(t, f.q.Invariant(), "PQ14")
 	})
-	t.Run("heap over its cap", func(t *testing.T) {
+	t.Run("over its cap", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.heapCap = 2
+		q.curCap = 2
 		invariant.Expect(t, q.Invariant(), "PQ14")
 	})
 	t.Run("cap beyond the wide cap", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.heapCap = q.wideCap + 1
+		q.curCap = q.wideCap + 1
 		invariant.Expect(t, q.Invariant(), "PQ14")
 	})
 	t.Run("cap below the small cap", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.heapCap = q.smallCap - 1
+		q.curCap = q.smallCap - 1
 		invariant.Expect(t, q.Invariant(), "PQ14")
 	})
 }
 
 func TestCorruptPQ15(t *testing.T) {
-	// swap exchanges heap positions a and b, records included, so that only
-	// the order is wrong.
-	swap := func(q *Queue[string], a, b int) {
-		q.heap[a], q.heap[b] = q.heap[b], q.heap[a]
-		q.rec(q.heap[a].idx).Next, q.rec(q.heap[b].idx).Next = uint32(a), uint32(b)
-	}
-	t.Run("child before its parent", func(t *testing.T) {
+	t.Run("base above MinAllowedKey", func(t *testing.T) {
 		q := newSmallFixture(t)
-		swap(q, 0, 1)
+		q.rad.last = 1 // 5, 7 and 9 keep their buckets against base 1
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
-	t.Run("equal keys out of insertion order", func(t *testing.T) {
+	t.Run("entry in the wrong bucket", func(t *testing.T) {
 		q := newSmallFixture(t)
-		if _, err := q.Add(17, "y"); err != nil {
-			t.Fatal(err)
-		}
-		// The new 17 is not at the root; give it the root's sequence
-		// number and the root the new one's.
-		p := slices.IndexFunc(q.heap, func(e hent) bool { return q.heapKey(&e) == 17 && e.ord != q.heap[0].ord })
-		q.heap[0].ord, q.heap[p].ord = q.heap[p].ord, q.heap[0].ord
+		// Move key 9 from bucket 4 to the end of bucket 3, counts and
+		// position included.
+		e := q.rad.b[4][0]
+		q.rad.b[4], q.rad.live[4] = q.rad.b[4][:0], 0
+		q.rad.occ &^= 1 << 4
+		q.rpush(3, e.idx, e.key)
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("key not the record's", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.heap[0].ord += 1 << 32 // one key more than the record's
+		q.rad.b[3][0].key = 6 // bucket 3 still
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("record not in state 1", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.rec(q.heap[0].idx).State = 2
+		q.rec(q.rad.b[3][0].idx).State = 2
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("record's position wrong", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.rec(q.heap[1].idx).Next = 2
+		q.rec(q.rad.b[3][1].idx).Next = 3 << posBits
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("bad index", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.heap[0].idx = 0
+		q.rad.b[3][0].idx = 1000
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
-	t.Run("sequence number not below the next", func(t *testing.T) {
+	t.Run("bucket count wrong", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.heapSeq = heapSeqOf(&q.heap[2])
+		q.rad.live[3]++
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
-	t.Run("sequence number repeated", func(t *testing.T) {
+	t.Run("occupancy bit of an empty bucket", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.heap[2].ord = q.heap[2].ord&^(1<<32-1) | uint64(heapSeqOf(&q.heap[1]))
+		q.rad.occ |= 1 << 10
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
-	t.Run("base above MinAllowedKey", func(t *testing.T) {
+	t.Run("empty bucket keeps entries", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.heapBase++
-		for p := range q.heap {
-			q.heap[p].ord -= 1 << 32 // the same keys
-		}
+		q.rad.b[4][0].idx = 0 // a tombstone left in place of the last element
+		q.rad.live[4], q.rad.n = 0, q.rad.n-1
+		q.rad.occ &^= 1 << 4
+		invariant.Expect(t, q.Invariant(), "PQ15")
+	})
+	t.Run("total wrong", func(t *testing.T) {
+		q := newSmallFixture(t)
+		q.rad.n++
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("key below MinAllowedKey", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.minAllowed = 18
-		q.setMin(18) // keep the geometry (PQ2, PQ9); the heap's key 17 is now below the minimum
+		q.minAllowed = 6
+		q.setMin(6) // keep the geometry (PQ2, PQ9); key 5 is now below the minimum
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 }

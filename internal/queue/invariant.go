@@ -349,18 +349,18 @@ func (q *Queue[T]) checkPQ13(l, s, n int, slotMin int64) error {
 }
 
 // checkPQ14: the mode is consistent: in small mode the levels hold nothing
-// and the heap at most heapCap elements, where smallCap <= heapCap <= wideCap
-// (smallCap > 0); out of it the heap is empty.
+// and the radix heap at most curCap elements, where smallCap <= curCap <=
+// wideCap (smallCap > 0); out of it the radix heap is empty.
 func (q *Queue[T]) checkPQ14() error {
 	if !q.small {
 		if n := q.smallLen(); n != 0 {
-			return invariant.Errorf("PQ14", "not in small mode, yet the small heap holds %d", n)
+			return invariant.Errorf("PQ14", "not in small mode, yet the radix heap holds %d", n)
 		}
 		return nil
 	}
-	if q.smallCap <= 0 || q.heapCap < q.smallCap || q.heapCap > q.wideCap || q.smallLen() > q.heapCap {
+	if q.smallCap <= 0 || q.curCap < q.smallCap || q.curCap > q.wideCap || q.smallLen() > q.curCap {
 		return invariant.Errorf("PQ14", "small mode holds %d, cap %d, allowed caps [%d, %d]",
-			q.smallLen(), q.heapCap, q.smallCap, q.wideCap)
+			q.smallLen(), q.curCap, q.smallCap, q.wideCap)
 	}
 	for l := range q.levels {
 		if n := q.levels[l].length; n != 0 {
@@ -370,43 +370,46 @@ func (q *Queue[T]) checkPQ14() error {
 	return nil
 }
 
-// checkPQ15: the small heap is in heap order and names its elements:
-// heapBase <= MinAllowedKey when the heap holds anything; each entry names a
-// record in state 1 whose key is heapBase plus the entry's offset, within
-// [MinAllowedKey, MaxAllowedKey], and whose Next is the entry's position; the
-// sequence numbers are distinct and below heapSeq; no entry's order word is
-// below its parent's. It returns how many elements the heap holds and the
-// smallest key.
+// checkPQ15: the radix heap's buckets hold what their counts say and name
+// their elements: its base is at most MinAllowedKey; each entry of bucket b
+// at position p is a tombstone or names a record in state 1 whose key is the
+// entry's, within [MinAllowedKey, MaxAllowedKey], in bucket
+// bits.Len64(key XOR base) = b, and whose Next is b << 26 | p; live[b]
+// counts the bucket's other entries, an empty bucket has no entries, the
+// occupancy word has bit b set iff live[b] > 0, and n is the sum. It returns
+// n and the smallest key.
 func (q *Queue[T]) checkPQ15() (n int, smallest int64, err error) {
-	if len(q.heap) > 0 && q.heapBase > q.minAllowed {
-		return 0, 0, invariant.Errorf("PQ15", "small heap base %d above MinAllowedKey %d", q.heapBase, q.minAllowed)
+	r := &q.rad
+	if r.last > q.minAllowed {
+		return 0, 0, invariant.Errorf("PQ15", "radix base %d above MinAllowedKey %d", r.last, q.minAllowed)
 	}
-	seqs := make(map[uint32]int, len(q.heap))
-	for p := range q.heap {
-		e := &q.heap[p]
-		if e.idx == 0 || int(e.idx) > q.pool.Len() {
-			return 0, 0, invariant.Errorf("PQ15", "small heap position %d holds bad index %d", p, e.idx)
+	smallest = math.MaxInt64
+	for b := range r.b {
+		live := 0
+		for p, e := range r.b[b] {
+			if e.idx == 0 {
+				continue
+			}
+			if int(e.idx) > q.pool.Len() {
+				return 0, 0, invariant.Errorf("PQ15", "bucket %d position %d holds bad index %d", b, p, e.idx)
+			}
+			rec := q.rec(e.idx)
+			if rec.State != 1 || q.keyOf(rec) != e.key || rec.Next != uint32(b)<<posBits|uint32(p) ||
+				e.key < q.minAllowed || e.key > q.MaxAllowedKey() || r.bucketOf(e.key) != b {
+				return 0, 0, invariant.Errorf("PQ15", "bucket %d position %d: record %d (state %d, key %d, Next %#x) under key %d (bucket %d against base %d), allowed [%d, %d]",
+					b, p, e.idx, rec.State, q.keyOf(rec), rec.Next, e.key, r.bucketOf(e.key), r.last, q.minAllowed, q.MaxAllowedKey())
+			}
+			live++
+			smallest = min(smallest, e.key)
 		}
-		r, k := q.rec(e.idx), q.heapKey(e)
-		if r.State != 1 || q.keyOf(r) != k || int(r.Next) != p || k < q.minAllowed || k > q.MaxAllowedKey() {
-			return 0, 0, invariant.Errorf("PQ15", "small heap position %d: record %d (state %d, key %d, position %d) under key %d, allowed [%d, %d]",
-				p, e.idx, r.State, q.keyOf(r), r.Next, k, q.minAllowed, q.MaxAllowedKey())
+		if live != int(r.live[b]) || live == 0 && len(r.b[b]) != 0 || (r.occ>>b&1 == 1) != (live > 0) {
+			return 0, 0, invariant.Errorf("PQ15", "bucket %d: %d elements in %d entries, counted %d, occupancy bit %d",
+				b, live, len(r.b[b]), r.live[b], r.occ>>b&1)
 		}
-		seq := heapSeqOf(e)
-		if seq >= q.heapSeq {
-			return 0, 0, invariant.Errorf("PQ15", "small heap position %d: sequence number %d, next is %d", p, seq, q.heapSeq)
-		}
-		if o, dup := seqs[seq]; dup {
-			return 0, 0, invariant.Errorf("PQ15", "small heap positions %d and %d share sequence number %d", o, p, seq)
-		}
-		seqs[seq] = p
-		if parent := (p - 1) >> 2; p > 0 && e.ord < q.heap[parent].ord {
-			return 0, 0, invariant.Errorf("PQ15", "small heap position %d (key %d, seq %d) comes before its parent %d (key %d, seq %d)",
-				p, k, seq, parent, q.heapKey(&q.heap[parent]), heapSeqOf(&q.heap[parent]))
-		}
+		n += live
 	}
-	if n = q.smallLen(); n > 0 {
-		smallest = q.heapKey(&q.heap[0])
+	if r.occ>>radixBuckets != 0 || n != r.n {
+		return 0, 0, invariant.Errorf("PQ15", "radix heap: %d elements in the buckets, counted %d, occupancy %#x", n, r.n, r.occ)
 	}
 	return n, smallest, nil
 }

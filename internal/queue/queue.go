@@ -116,18 +116,14 @@ type Queue[T any] struct {
 	sink    uint8 // written by prefetching loads so that the compiler keeps them
 
 	// Small mode (small.go): while small is set, the elements not in the due
-	// list are in heap, a 4-ary heap ordered by (key, seq), and the levels
-	// hold nothing. heapCap is the most the heap holds now: smallCap (0:
-	// never small) or, while its keys lie beyond level 0, up to wideCap.
-	// heapSeq is the next sequence number; keys are stored as offsets from
-	// heapBase.
+	// list are in rad, a radix heap, and the levels hold nothing. curCap is
+	// the most it holds now: smallCap (0: never small) or, while its keys
+	// lie beyond level 0, up to wideCap.
 	small    bool
 	smallCap int
 	wideCap  int
-	heapCap  int
-	heapSeq  uint32
-	heapBase int64
-	heap     []hent
+	curCap   int
+	rad      radix
 
 	firing []uint32 // records whose removal handler is running (a stack, for re-entrant calls)
 	epoch  uint64   // bumped by Clear, so running drains forget their records
@@ -339,7 +335,7 @@ func (q *Queue[T]) insert(i uint32, key int64) {
 	if !q.small && q.smallCap > 0 && q.length == q.dueLen {
 		q.enterSmall() // the levels hold nothing
 	}
-	if q.small && (q.smallLen() >= q.heapCap && !q.makeRoom() || !q.heapFits(key)) {
+	if q.small && q.smallLen() >= q.curCap && !q.makeRoom() {
 		q.spill()
 	}
 	if q.small {
@@ -557,7 +553,7 @@ func (q *Queue[T]) levelMinKey() (int64, bool) {
 
 func (q *Queue[T]) computeMinKey() int64 {
 	if q.small {
-		return q.heapKey(&q.heap[0])
+		return q.smallMinKey()
 	}
 	best := int64(math.MaxInt64)
 	for l := range q.levels {
@@ -614,11 +610,7 @@ func (q *Queue[T]) firstWithKey(k int64) uint32 {
 		return h
 	}
 	if q.small {
-		// The root is the first in (key, seq) order.
-		if len(q.heap) > 0 && q.heapKey(&q.heap[0]) == k {
-			return q.heap[0].idx
-		}
-		return 0
+		return q.smallFirstWithKey(k)
 	}
 	for l := len(q.levels) - 1; l >= 0; l-- {
 		lv := &q.levels[l]
@@ -693,11 +685,7 @@ func (q *Queue[T]) keyTimes(k int64, due bool) (lo, hi int64) {
 			}
 		}
 	}
-	for p := range q.heap {
-		if q.heapKey(&q.heap[p]) == k {
-			note(q.heap[p].idx)
-		}
-	}
+	q.smallEachWithKey(k, note)
 	for l := range q.levels {
 		lv := &q.levels[l]
 		if lv.length > 0 && k >= lv.minKey && k <= lv.maxKey {
@@ -1063,10 +1051,8 @@ func (q *Queue[T]) All() iter.Seq[pool.Handle] {
 				return
 			}
 		}
-		for _, e := range q.heap {
-			if !yield(q.pool.Handle(e.idx)) {
-				return
-			}
+		if !q.smallEach(func(i uint32) bool { return yield(q.pool.Handle(i)) }) {
+			return
 		}
 		for l := range q.levels {
 			lv := &q.levels[l]
@@ -1115,12 +1101,8 @@ func (q *Queue[T]) Shrink() {
 			return
 		}
 		if q.small {
-			// The record kept its Next, its heap position.
-			if p := int(r.Next); p < len(q.heap) && q.heap[p].idx == from {
-				q.heap[p].idx = to
-				return
-			}
-			panic("priorityqueue: moved record not in the small heap")
+			q.smallMoved(from, to)
+			return
 		}
 		l := int(r.State) - 1
 		v := &q.levels[l].slots[q.levels[l].slot(q.keyOf(r))]
@@ -1148,7 +1130,7 @@ func (q *Queue[T]) Shrink() {
 			lv.slots[s].front = nil
 		}
 	}
-	q.heap = slices.Clip(q.heap)
+	q.smallClip()
 	q.dueBuf = slices.Clip(q.dueBuf)
 	q.firing = slices.Clip(q.firing)
 	q.scratch = nil
@@ -1168,7 +1150,7 @@ func (q *Queue[T]) BytesHeld() int {
 			n += int(unsafe.Sizeof(slot{})) + (cap(lv.slots[s].front)+cap(lv.slots[s].back))*4
 		}
 	}
-	n += (cap(q.firing)+cap(q.dueBuf)+cap(q.scratch))*4 + cap(q.heap)*int(unsafe.Sizeof(hent{}))
+	n += (cap(q.firing)+cap(q.dueBuf)+cap(q.scratch))*4 + q.smallBytes()
 	n += q.pool.Moved() * 48 // two map entries per moved record, roughly
 	return n
 }
@@ -1191,7 +1173,7 @@ func (q *Queue[T]) Clear() {
 	q.counts.Cleared += uint64(q.length)
 	q.length = 0
 	q.dueBuf, q.duePos, q.dueLen = q.dueBuf[:0], 0, 0
-	q.heap = q.heap[:0]
+	q.smallReset()
 	q.small = false
 	if q.smallCap > 0 {
 		q.enterSmall()

@@ -45,7 +45,12 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, uint64(lb.Len())))
 	q := New[int](lb, 0)
+	// Small mode grows to at most 96 here (or its small cap, if larger), so
+	// that the random calls cross the cap both ways (the default wide cap
+	// is 2^15) and the last doubling is clamped (96 is not a power-of-two
+	// multiple of the small caps); no code path depends on the caps' values.
 	capSmall := smallCapFor(uint(lb.At(0)))
+	q.wideCap = min(q.wideCap, max(capSmall, 96))
 	sum := 0
 	for i := range lb.Len() {
 		sum += lb.At(i)
@@ -71,10 +76,13 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 		lo := q.MinAllowedKey()
 		span := int64(1) << uint(r.IntN(sum+1))
 		k := lo + r.Int64N(min(span, 64))
-		if sum > 33 && r.IntN(8) == 0 {
-			// Near 2^32 above MinAllowedKey, where the small heap's key
-			// offsets end: such keys move the heap's base or spill it.
-			k = lo + 1<<32 - 32 + r.Int64N(64)
+		switch r.IntN(16) {
+		case 0: // anywhere the level bits reach: the high buckets
+			k = lo + r.Int64N(span)
+		case 1: // just below and above a power of two away
+			if sum > 33 {
+				k = lo + 1<<32 - 32 + r.Int64N(64)
+			}
 		}
 		if len(model) > 0 && r.IntN(3) == 0 {
 			k = model[r.IntN(len(model))].key
@@ -196,8 +204,8 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 		if q.Len() != len(model) {
 			fail("step %d: Len %d, model %d", step, q.Len(), len(model))
 		}
-		if q.small && q.smallLen() > wideCapFor(uint(lb.At(0))) {
-			fail("small heap holds %d, cap %d", q.smallLen(), wideCapFor(uint(lb.At(0))))
+		if q.small && q.smallLen() > q.wideCap {
+			fail("small mode holds %d, cap %d", q.smallLen(), q.wideCap)
 		}
 		sortModel()
 		k, ok := q.MinKey()
@@ -214,48 +222,59 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 	return spills, backs
 }
 
-// TestSmallHeapRenumber runs the small heap's sequence counter up to where it
-// would wrap, with equal keys on both sides of that point, and checks that
-// they still leave in the order they were added (the heap renumbers its
-// entries instead of wrapping).
-func TestSmallHeapRenumber(t *testing.T) {
+// TestSmallModeGrowsWhileWide checks the rule that sizes small mode at the
+// default level bits: it holds 128 elements whatever their keys, grows past
+// that (doubling, clamped at wideCap) while more than half the keys lie
+// beyond level 0's range, and spills otherwise; every element still leaves in
+// (key, insertion) order.
+func TestSmallModeGrowsWhileWide(t *testing.T) {
 	lb, err := levelbits.New(11, 10, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := New[int](lb, 0)
-	keys := []int64{7, 3, 7, 5, 3, 7, 9, 3}
-	v := 0
-	add := func() {
-		if _, err := q.Add(keys[v%len(keys)], v); err != nil {
+	t.Run("narrow keys spill at the small cap", func(t *testing.T) {
+		q := New[int](lb, 0)
+		for v := range smallMax + 1 {
+			if _, err := q.Add(int64(v%2000), v); err != nil { // level 0 holds keys 0 to 2047
+				t.Fatal(err)
+			}
+		}
+		if q.small {
+			t.Fatalf("small mode holds %d narrow keys, cap %d; want a spill at %d", q.smallLen(), q.curCap, smallMax)
+		}
+	})
+	t.Run("wide keys grow to the wide cap, then spill", func(t *testing.T) {
+		q := New[int](lb, 0)
+		q.wideCap = 300 // not a power-of-two multiple of 128: the last doubling is clamped
+		r := rand.New(rand.NewPCG(3, 4))
+		var keys []int64
+		for v := range 301 {
+			k := 2048 + r.Int64N(1<<20) // beyond level 0
+			if v%7 == 0 && v > 0 {
+				k = keys[r.IntN(len(keys))] // equal keys, to check their order
+			}
+			keys = append(keys, k)
+			if _, err := q.Add(k, v); err != nil {
+				t.Fatal(err)
+			}
+			if err := q.Invariant(); err != nil {
+				t.Fatalf("after %d adds: %v", v+1, err)
+			}
+			if want := v < 300; q.small != want {
+				t.Fatalf("after %d adds: small %v (cap %d), want %v", v+1, q.small, q.curCap, want)
+			}
+		}
+		want := make([]int, len(keys))
+		for i := range want {
+			want[i] = i
+		}
+		slices.SortStableFunc(want, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
+		var got []int
+		if err := q.IncreaseMinAllowedKey(1<<21, func(e Element[int]) { got = append(got, e.Value) }); err != nil {
 			t.Fatal(err)
 		}
-		v++
-	}
-	for range 4 {
-		add()
-	}
-	q.heapSeq = 1<<32 - 3
-	for range 12 {
-		add()
-		if err := q.Invariant(); err != nil {
-			t.Fatalf("after add %d: %v", v, err)
+		if !slices.Equal(got, want) {
+			t.Fatalf("removed %v, want %v", got, want)
 		}
-	}
-	if !q.small || q.heapSeq >= 1<<32-3 {
-		t.Fatalf("small %v, next sequence number %d: the counter was not renumbered", q.small, q.heapSeq)
-	}
-	// The expected order: by key, then by the order of the adds.
-	want := make([]int, v)
-	for i := range want {
-		want[i] = i
-	}
-	slices.SortStableFunc(want, func(a, b int) int { return cmp.Compare(keys[a%len(keys)], keys[b%len(keys)]) })
-	var got []int
-	if err := q.IncreaseMinAllowedKey(10, func(e Element[int]) { got = append(got, e.Value) }); err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("removed %v, want %v", got, want)
-	}
+	})
 }
