@@ -12,7 +12,7 @@ import (
 // it (checkPQ3 checks PQ3). The order: the geometry (PQ1, PQ2, PQ9); one walk
 // over every slot of every level, which checks each entry (PQ5, PQ3, PQ4,
 // PQ12), each slot (PQ6, PQ7, PQ13) and each level (PQ7, PQ6) as it passes
-// them; the mode (PQ14) and the small vector (PQ15); the due list (PQ10); the
+// them; the mode (PQ14) and the radix heap of small mode (PQ15); the due list (PQ10); the
 // queue's counts (PQ6); the cached minimum (PQ8); the pool (AP*); the records
 // in use (PQ11). Cost: O(slots + capacity), one pass over the records.
 func (q *Queue[T]) Invariant() error {
@@ -268,7 +268,7 @@ func (q *Queue[T]) checkPQ7Unused(l int) error {
 }
 
 // checkPQ8: the cached minimum, when valid, is the smallest key on the levels
-// and in the small vector: minValid ⇒ minKey = levelMin, the smallest key the
+// and in small mode's radix heap: minValid ⇒ minKey = levelMin, the smallest key the
 // walks found (-1 when they found nothing, which no valid cache can be).
 func (q *Queue[T]) checkPQ8(levelMin int64) error {
 	if q.minValid && (levelMin < 0 || q.minKey != levelMin) {

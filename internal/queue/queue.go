@@ -123,12 +123,15 @@ type Queue[T any] struct {
 	smallCap int
 	wideCap  int
 	curCap   int
-	rad      radix
 
 	firing []uint32 // records whose removal handler is running (a stack, for re-entrant calls)
 	epoch  uint64   // bumped by Clear, so running drains forget their records
 
 	counts Counts
+
+	// rad is last: at about 1.8 KB it would otherwise push the fields
+	// every call uses apart, onto more cache lines.
+	rad radix
 }
 
 // Element is what a removal handler receives: the element's handle, key,
@@ -241,8 +244,8 @@ func (q *Queue[T]) Shift() uint { return q.shift }
 func (q *Queue[T]) NumLevels() int { return len(q.levels) }
 
 // LevelLen returns the number of elements held at level i (elements waiting
-// in the due list are on no level; in small mode, the elements in the small
-// vector count as level 0's).
+// in the due list are on no level; in small mode, the elements in the radix
+// heap count as level 0's).
 func (q *Queue[T]) LevelLen(i int) int {
 	if i == 0 {
 		return q.levels[0].length + q.smallLen()
@@ -327,10 +330,10 @@ func (q *Queue[T]) checkTime(t int64) error {
 }
 
 // insert adds record i (whose key is key) after every element with its key:
-// in small mode to the small vector, else (place) at the tail of its slot on
+// in small mode to the radix heap, else (place) at the tail of its slot on
 // the lowest level that covers key, as the original's add_elt. It enters
-// small mode when the levels hold nothing, and leaves it when the vector is
-// full.
+// small mode when the levels hold nothing, and leaves it when the radix heap
+// is full and may not grow (makeRoom).
 func (q *Queue[T]) insert(i uint32, key int64) {
 	if !q.small && q.smallCap > 0 && q.length == q.dueLen {
 		q.enterSmall() // the levels hold nothing

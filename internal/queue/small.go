@@ -29,7 +29,8 @@ import (
 // when the minimum reaches its bucket, at most once per bucket.
 //
 // Each entry keeps its key beside its record index, 16 bytes, so that
-// finding a bucket's minimum and redistributing it load no record. A bucket
+// finding a bucket's minimum and redistributing it read no record (a move
+// writes the record's Next, its new position). A bucket
 // is kept in the order its entries came in: every element of a key is in
 // one bucket (the bucket is a function of the key), an Add appends, and a
 // redistribution moves a bucket's entries in order to the ends of lower
@@ -67,6 +68,8 @@ const radixBuckets = 63
 const posBits = 26
 
 // rent is one entry of a bucket: a key and a record index (0: a tombstone).
+// It holds no pointer, so entries past a bucket's length are left as they
+// are.
 type rent struct {
 	key int64
 	idx uint32
@@ -204,7 +207,6 @@ func (q *Queue[T]) rcompact(b int) {
 			w++
 		}
 	}
-	clear(es[w:])
 	q.rad.b[b] = es[:w]
 }
 
@@ -243,7 +245,6 @@ func (q *Queue[T]) rsplit(b int, m int64) {
 	}
 	r.live[b] = 0
 	r.occ &^= 1 << b
-	clear(es)
 	r.b[b] = es[:0]
 }
 
@@ -366,7 +367,6 @@ func (q *Queue[T]) smallSorted() []rent {
 func (q *Queue[T]) smallReset() {
 	r := &q.rad
 	for b := range r.b {
-		clear(r.b[b])
 		r.b[b] = r.b[b][:0]
 		r.live[b] = 0
 	}
@@ -473,7 +473,6 @@ func (q *Queue[T]) removeAtMinSmall(k, maxTime int64) {
 			w++
 		}
 	}
-	clear(es[w:])
 	r.b[0] = es[:w]
 	r.n -= len(chosen)
 	r.live[0] = uint32(w)
