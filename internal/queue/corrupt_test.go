@@ -438,7 +438,7 @@ func newSmallFixture(t *testing.T) *Queue[string] {
 	if err := q.Invariant(); err != nil {
 		t.Fatalf("small fixture is not valid: %v", err)
 	}
-	if !q.small || q.smallLen() != 3 || len(q.rad.b[3]) != 2 || len(q.rad.b[4]) != 1 {
+	if !q.small || q.smallLen() != 3 || len(q.rad.b[3].e) != 2 || len(q.rad.b[4].e) != 1 {
 		t.Fatalf("small fixture: small %v, %d in the radix heap, buckets %v", q.small, q.smallLen(), q.rad.b[:5])
 	}
 	return q
@@ -482,35 +482,35 @@ func TestCorruptPQ15(t *testing.T) {
 		q := newSmallFixture(t)
 		// Move key 9 from bucket 4 to the end of bucket 3, counts and
 		// position included.
-		e := q.rad.b[4][0]
-		q.rad.b[4], q.rad.live[4] = q.rad.b[4][:0], 0
+		e := q.rad.b[4].e[0]
+		q.rad.b[4] = rbucket{}
 		q.rad.occ &^= 1 << 4
 		q.rpush(3, e.idx, e.key)
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("key not the record's", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.rad.b[3][0].key = 6 // bucket 3 still
+		q.rad.b[3].e[0].key = 6 // bucket 3 still
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("record not in state 1", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.rec(q.rad.b[3][0].idx).State = 2
+		q.rec(q.rad.b[3].e[0].idx).State = 2
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("record's position wrong", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.rec(q.rad.b[3][1].idx).Next = 3 << posBits
+		q.rec(q.rad.b[3].e[1].idx).Next = 3 << posBits
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("bad index", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.rad.b[3][0].idx = 1000
+		q.rad.b[3].e[0].idx = 1000
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("bucket count wrong", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.rad.live[3]++
+		q.rad.b[3].live++
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("occupancy bit of an empty bucket", func(t *testing.T) {
@@ -520,8 +520,8 @@ func TestCorruptPQ15(t *testing.T) {
 	})
 	t.Run("empty bucket keeps entries", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.rad.b[4][0].idx = 0 // a tombstone left in place of the last element
-		q.rad.live[4], q.rad.n = 0, q.rad.n-1
+		q.rad.b[4].e[0].idx = 0 // a tombstone left in place of the last element
+		q.rad.b[4].live, q.rad.n = 0, q.rad.n-1
 		q.rad.occ &^= 1 << 4
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})

@@ -376,8 +376,9 @@ func (q *Queue[T]) checkPQ14() error {
 // entry's, within [MinAllowedKey, MaxAllowedKey], in bucket
 // bits.Len64(key XOR base) = b, and whose Next is b << 26 | p; live[b]
 // counts the bucket's other entries, an empty bucket has no entries, the
-// occupancy word has bit b set iff live[b] > 0, and n is the sum. It returns
-// n and the smallest key.
+// occupancy word has bit b set iff live[b] > 0 (none at or above the number
+// of buckets, at most 63), and n is the sum. It returns n and the smallest
+// key.
 func (q *Queue[T]) checkPQ15() (n int, smallest int64, err error) {
 	r := &q.rad
 	if r.last > q.minAllowed {
@@ -386,7 +387,7 @@ func (q *Queue[T]) checkPQ15() (n int, smallest int64, err error) {
 	smallest = math.MaxInt64
 	for b := range r.b {
 		live := 0
-		for p, e := range r.b[b] {
+		for p, e := range r.b[b].e {
 			if e.idx == 0 {
 				continue
 			}
@@ -402,14 +403,15 @@ func (q *Queue[T]) checkPQ15() (n int, smallest int64, err error) {
 			live++
 			smallest = min(smallest, e.key)
 		}
-		if live != int(r.live[b]) || live == 0 && len(r.b[b]) != 0 || (r.occ>>b&1 == 1) != (live > 0) {
+		if live != int(r.b[b].live) || live == 0 && len(r.b[b].e) != 0 || (r.occ>>b&1 == 1) != (live > 0) {
 			return 0, 0, invariant.Errorf("PQ15", "bucket %d: %d elements in %d entries, counted %d, occupancy bit %d",
-				b, live, len(r.b[b]), r.live[b], r.occ>>b&1)
+				b, live, len(r.b[b].e), r.b[b].live, r.occ>>b&1)
 		}
 		n += live
 	}
-	if r.occ>>radixBuckets != 0 || n != r.n {
-		return 0, 0, invariant.Errorf("PQ15", "radix heap: %d elements in the buckets, counted %d, occupancy %#x", n, r.n, r.occ)
+	if len(r.b) > radixBuckets || r.occ>>len(r.b) != 0 || n != r.n {
+		return 0, 0, invariant.Errorf("PQ15", "radix heap: %d elements in %d buckets, counted %d, occupancy %#x",
+			n, len(r.b), r.n, r.occ)
 	}
 	return n, smallest, nil
 }

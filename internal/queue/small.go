@@ -75,13 +75,27 @@ type rent struct {
 	idx uint32
 }
 
-// radix is the small mode's radix heap.
+// radix is the small mode's radix heap. Its bucket vectors exist up to the
+// highest bucket ever used (at most radixBuckets), so that a small queue
+// whose keys lie close together holds a few bucket headers, not 63.
 type radix struct {
-	last int64                // the base: at most every key held and MinAllowedKey
-	occ  uint64               // bit b is set iff bucket b holds an element
-	n    int                  // elements held
-	b    [radixBuckets][]rent // the buckets, in arrival order, with tombstones
-	live [radixBuckets]uint32 // elements (entries other than tombstones) per bucket
+	last int64     // the base: at most every key held and MinAllowedKey
+	occ  uint64    // bit b is set iff bucket b holds an element
+	n    int       // elements held
+	b    []rbucket // the buckets 0 to len(b)-1
+}
+
+// rbucket is one bucket of the radix heap.
+type rbucket struct {
+	e    []rent // its entries, in arrival order, with tombstones
+	live uint32 // its elements (entries other than tombstones)
+}
+
+// reach makes buckets 0 to b exist.
+func (r *radix) reach(b int) {
+	for len(r.b) <= b {
+		r.b = append(r.b, rbucket{})
+	}
 }
 
 // smallMax is the most elements small mode holds however its keys lie.
@@ -121,7 +135,7 @@ func (q *Queue[T]) makeRoom() bool {
 	}
 	beyond, max0 := 0, q.levels[0].maxKey
 	for b := range q.rad.b {
-		for _, e := range q.rad.b[b] {
+		for _, e := range q.rad.b[b].e {
 			if e.idx != 0 && e.key > max0 {
 				beyond++
 			}
@@ -151,9 +165,13 @@ func (q *Queue[T]) smallLen() int { return q.rad.n }
 // position in the record.
 func (q *Queue[T]) rpush(b int, i uint32, key int64) {
 	r := &q.rad
-	q.rec(i).Next = uint32(b)<<posBits | uint32(len(r.b[b]))
-	r.b[b] = append(r.b[b], rent{key, i})
-	r.live[b]++
+	if b >= len(r.b) {
+		r.reach(b)
+	}
+	bk := &r.b[b]
+	q.rec(i).Next = uint32(b)<<posBits | uint32(len(bk.e))
+	bk.e = append(bk.e, rent{key, i})
+	bk.live++
 	r.occ |= 1 << b
 }
 
@@ -174,7 +192,7 @@ func (q *Queue[T]) smallPut(i uint32, key int64) {
 func (q *Queue[T]) smallFind(i uint32, key int64) (b, p int) {
 	next := q.rec(i).Next
 	b, p = int(next>>posBits), int(next&(1<<posBits-1))
-	if b >= radixBuckets || p >= len(q.rad.b[b]) || q.rad.b[b][p].idx != i || q.rad.b[b][p].key != key {
+	if b >= len(q.rad.b) || p >= len(q.rad.b[b].e) || q.rad.b[b].e[p].idx != i || q.rad.b[b].e[p].key != key {
 		panic("priorityqueue: record not in the small-mode buckets")
 	}
 	return b, p
@@ -185,20 +203,21 @@ func (q *Queue[T]) smallFind(i uint32, key int64) (b, p int) {
 func (q *Queue[T]) smallDel(i uint32, key int64) {
 	b, p := q.smallFind(i, key)
 	r := &q.rad
-	r.b[b][p].idx = 0
-	r.live[b]--
+	bk := &r.b[b]
+	bk.e[p].idx = 0
+	bk.live--
 	r.n--
-	if r.live[b] == 0 {
-		r.b[b] = r.b[b][:0]
+	if bk.live == 0 {
+		bk.e = bk.e[:0]
 		r.occ &^= 1 << b
-	} else if n := len(r.b[b]); n >= 32 && n > 2*int(r.live[b]) {
+	} else if n := len(bk.e); n >= 32 && n > 2*int(bk.live) {
 		q.rcompact(b)
 	}
 }
 
 // rcompact rewrites bucket b without tombstones, in order.
 func (q *Queue[T]) rcompact(b int) {
-	es := q.rad.b[b]
+	es := q.rad.b[b].e
 	w := 0
 	for _, e := range es {
 		if e.idx != 0 {
@@ -207,7 +226,7 @@ func (q *Queue[T]) rcompact(b int) {
 			w++
 		}
 	}
-	q.rad.b[b] = es[:w]
+	q.rad.b[b].e = es[:w]
 }
 
 // rlowest returns the lowest occupied bucket and its smallest key; false
@@ -222,7 +241,7 @@ func (q *Queue[T]) rlowest() (b int, k int64, ok bool) {
 		return 0, r.last, true
 	}
 	k = math.MaxInt64
-	for _, e := range r.b[b] {
+	for _, e := range r.b[b].e {
 		if e.idx != 0 {
 			k = min(k, e.key)
 		}
@@ -236,16 +255,23 @@ func (q *Queue[T]) rlowest() (b int, k int64, ok bool) {
 func (q *Queue[T]) rsplit(b int, m int64) {
 	r := &q.rad
 	r.last = m
-	es := r.b[b]
-	r.b[b] = nil // keep es apart while the lower buckets grow
+	bs, recs := r.b, q.pool.Records()
+	es := bs[b].e
+	bs[b] = rbucket{} // keep es apart while the lower buckets grow
+	occ := r.occ &^ (1 << b)
 	for _, e := range es {
-		if e.idx != 0 {
-			q.rpush(r.bucketOf(e.key), e.idx, e.key)
+		if e.idx == 0 {
+			continue
 		}
+		nb := bits.Len64(uint64(e.key ^ m)) // below b: no bucket to add
+		bk := &bs[nb]
+		recs[e.idx].Next = uint32(nb)<<posBits | uint32(len(bk.e))
+		bk.e = append(bk.e, e)
+		bk.live++
+		occ |= 1 << nb
 	}
-	r.live[b] = 0
-	r.occ &^= 1 << b
-	r.b[b] = es[:0]
+	r.occ = occ
+	bs[b].e = es[:0]
 }
 
 // smallMinKey returns the smallest key in small mode, which must hold
@@ -260,14 +286,14 @@ func (q *Queue[T]) smallMinKey() int64 {
 // moved.
 func (q *Queue[T]) rtake0() int {
 	r := &q.rad
-	for _, e := range r.b[0] {
+	bk := &r.b[0]
+	for _, e := range bk.e {
 		if e.idx != 0 {
 			q.dueBuf = append(q.dueBuf, e.idx)
 		}
 	}
-	c := int(r.live[0])
-	r.b[0] = r.b[0][:0]
-	r.live[0] = 0
+	c := int(bk.live)
+	bk.e, bk.live = bk.e[:0], 0
 	r.occ &^= 1
 	r.n -= c
 	return c
@@ -310,10 +336,11 @@ func (q *Queue[T]) collectSmall(key int64, limit int) int64 {
 // smallFirstWithKey returns the element of key k that removal would take
 // first in small mode, or 0.
 func (q *Queue[T]) smallFirstWithKey(k int64) uint32 {
-	if q.rad.n == 0 || k < q.rad.last {
+	b := q.rad.bucketOf(k)
+	if q.rad.n == 0 || k < q.rad.last || b >= len(q.rad.b) {
 		return 0
 	}
-	for _, e := range q.rad.b[q.rad.bucketOf(k)] {
+	for _, e := range q.rad.b[b].e {
 		if e.idx != 0 && e.key == k {
 			return e.idx
 		}
@@ -324,10 +351,11 @@ func (q *Queue[T]) smallFirstWithKey(k int64) uint32 {
 // smallEachWithKey calls f on the elements of key k in small mode, in
 // order.
 func (q *Queue[T]) smallEachWithKey(k int64, f func(i uint32) bool) {
-	if q.rad.n == 0 || k < q.rad.last {
+	b := q.rad.bucketOf(k)
+	if q.rad.n == 0 || k < q.rad.last || b >= len(q.rad.b) {
 		return
 	}
-	for _, e := range q.rad.b[q.rad.bucketOf(k)] {
+	for _, e := range q.rad.b[b].e {
 		if e.idx != 0 && e.key == k && !f(e.idx) {
 			return
 		}
@@ -338,7 +366,7 @@ func (q *Queue[T]) smallEachWithKey(k int64, f func(i uint32) bool) {
 // and reports whether it went to the end.
 func (q *Queue[T]) smallEach(f func(i uint32) bool) bool {
 	for b := range q.rad.b {
-		for _, e := range q.rad.b[b] {
+		for _, e := range q.rad.b[b].e {
 			if e.idx != 0 && !f(e.idx) {
 				return false
 			}
@@ -353,7 +381,7 @@ func (q *Queue[T]) smallEach(f func(i uint32) bool) bool {
 func (q *Queue[T]) smallSorted() []rent {
 	all := make([]rent, 0, q.rad.n)
 	for b := range q.rad.b {
-		for _, e := range q.rad.b[b] {
+		for _, e := range q.rad.b[b].e {
 			if e.idx != 0 {
 				all = append(all, e)
 			}
@@ -367,8 +395,7 @@ func (q *Queue[T]) smallSorted() []rent {
 func (q *Queue[T]) smallReset() {
 	r := &q.rad
 	for b := range r.b {
-		r.b[b] = r.b[b][:0]
-		r.live[b] = 0
+		r.b[b].e, r.b[b].live = r.b[b].e[:0], 0
 	}
 	r.occ, r.n, r.last = 0, 0, q.minAllowed
 }
@@ -378,22 +405,28 @@ func (q *Queue[T]) smallReset() {
 func (q *Queue[T]) smallMoved(from, to uint32) {
 	next := q.rec(to).Next
 	b, p := int(next>>posBits), int(next&(1<<posBits-1))
-	if b >= radixBuckets || p >= len(q.rad.b[b]) || q.rad.b[b][p].idx != from {
+	if b >= len(q.rad.b) || p >= len(q.rad.b[b].e) || q.rad.b[b].e[p].idx != from {
 		panic("priorityqueue: moved record not in the small-mode buckets")
 	}
-	q.rad.b[b][p].idx = to
+	q.rad.b[b].e[p].idx = to
 }
 
-// smallClip rewrites the buckets without tombstones at their exact size
-// (Shrink).
+// smallClip rewrites the buckets without tombstones at their exact size,
+// and drops the empty buckets above the highest occupied one (Shrink).
 func (q *Queue[T]) smallClip() {
-	for b := range q.rad.b {
-		if q.rad.live[b] == 0 {
-			q.rad.b[b] = nil
+	r := &q.rad
+	for b := range r.b {
+		if r.b[b].live == 0 {
+			r.b[b].e = nil
 			continue
 		}
 		q.rcompact(b)
-		q.rad.b[b] = slices.Clip(q.rad.b[b])
+		r.b[b].e = slices.Clip(r.b[b].e)
+	}
+	hi := 64 - bits.LeadingZeros64(r.occ)
+	r.b = slices.Clip(r.b[:hi])
+	if hi == 0 {
+		r.b = nil
 	}
 }
 
@@ -401,9 +434,9 @@ func (q *Queue[T]) smallClip() {
 func (q *Queue[T]) smallBytes() int {
 	n := 0
 	for b := range q.rad.b {
-		n += cap(q.rad.b[b])
+		n += cap(q.rad.b[b].e)
 	}
-	return n * int(unsafe.Sizeof(rent{}))
+	return n*int(unsafe.Sizeof(rent{})) + cap(q.rad.b)*int(unsafe.Sizeof(rbucket{}))
 }
 
 // spill leaves small mode: it moves the elements, in (key, insertion)
@@ -459,7 +492,7 @@ func (q *Queue[T]) removeAtMinSmall(k, maxTime int64) {
 		q.rsplit(b, k) // k = MinAllowedKey: the base may be it
 	}
 	r := &q.rad
-	es := r.b[0]
+	es := r.b[0].e
 	chosen := q.scratch[:0]
 	w := 0
 	for _, e := range es {
@@ -473,9 +506,9 @@ func (q *Queue[T]) removeAtMinSmall(k, maxTime int64) {
 			w++
 		}
 	}
-	r.b[0] = es[:w]
+	r.b[0].e = es[:w]
 	r.n -= len(chosen)
-	r.live[0] = uint32(w)
+	r.b[0].live = uint32(w)
 	if w == 0 {
 		r.occ &^= 1
 	}

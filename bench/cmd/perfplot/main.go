@@ -1,4 +1,4 @@
-// Command perfplot runs HOLD and HOLD-EXACT (docs/workloads.md) over N = 1e3 ..
+// Command perfplot runs HOLD and HOLD-EXACT (docs/workloads.md) over N = 1e2 ..
 // 1e7 on the wheel, heap2 and heap4, interleaved (wheel, heap2, heap4,
 // wheel, ...), and draws the median ns per fired event against N, log-log,
 // into an SVG with gonum's plot. It prints the measurements as a table too.
@@ -52,13 +52,14 @@ var (
 
 func main() {
 	out := flag.String("o", "../docs/perf.svg", "SVG file to write")
-	maxN := flag.Float64("max", 1e7, "largest N (powers of ten from 1e3)")
+	minN := flag.Float64("min", 100, "smallest N (a power of ten)")
+	maxN := flag.Float64("max", 1e7, "largest N (powers of ten from -min)")
 	reps := flag.Int("reps", 3, "interleaved repetitions per point; the median is drawn")
 	h := flag.Int("h", 0, "fired events per run (0: the workloads' H, 5e6 for HOLD and 2e6 for HOLD-EXACT)")
 	flag.Parse()
 
 	var sizes []int
-	for n := 1000; float64(n) <= *maxN; n *= 10 {
+	for n := int(*minN); float64(n) <= *maxN; n *= 10 {
 		sizes = append(sizes, n)
 	}
 	kinds := []struct {
