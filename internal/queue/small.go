@@ -8,8 +8,8 @@ import (
 	"unsafe"
 )
 
-// Small mode. A queue that holds up to smallCap elements keeps them in a
-// radix heap instead of on the levels (Ahuja, Mehlhorn, Orlin and Tarjan,
+// Small mode. A queue that holds few elements keeps them in a radix heap
+// instead of on the levels (Ahuja, Mehlhorn, Orlin and Tarjan,
 // 1990, a monotone priority queue, of which the levels are a
 // generalisation). The levels' slot arrays (2^b_i slots each, 64 bytes a
 // slot) cost kilobytes per level before the first element, and an element
@@ -17,8 +17,8 @@ import (
 // cache miss on a slot and on the record each time, before it is removed.
 //
 // The radix heap has a base, last, at most every key it holds and every key
-// an Add may bring (last <= MinAllowedKey), and 63 buckets: an element of
-// key k sits in bucket bits.Len64(k XOR last), so bucket 0 holds the
+// an Add may bring (last <= MinAllowedKey), and up to 63 buckets: an element
+// of key k sits in bucket bits.Len64(k XOR last), so bucket 0 holds the
 // elements of key last and bucket b > 0 those whose highest bit differing
 // from last is bit b-1. An Add is an append to one bucket. The smallest key
 // is in the lowest occupied bucket (a 64-bit occupancy word finds it); when
@@ -30,8 +30,8 @@ import (
 //
 // Each entry keeps its key beside its record index, 16 bytes, so that
 // finding a bucket's minimum and redistributing it read no record (a move
-// writes the record's Next, its new position). A bucket
-// is kept in the order its entries came in: every element of a key is in
+// writes the record's Next, its new position). A bucket is kept in the
+// order its entries came in: every element of a key is in
 // one bucket (the bucket is a function of the key), an Add appends, and a
 // redistribution moves a bucket's entries in order to the ends of lower
 // buckets, which hold no element of their keys; so within a key, elements
