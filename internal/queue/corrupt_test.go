@@ -457,7 +457,12 @@ func TestCorruptPQ14(t *testing.T) {
 	})
 	t.Run("over its cap", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.curCap = 2
+		q.smallCap, q.curCap = 2, 2 // both caps consistent; 3 elements held
+		invariant.Expect(t, q.Invariant(), "PQ14")
+	})
+	t.Run("small mode without a small cap", func(t *testing.T) {
+		q := newSmallFixture(t)
+		q.smallCap = 0
 		invariant.Expect(t, q.Invariant(), "PQ14")
 	})
 	t.Run("cap beyond the wide cap", func(t *testing.T) {
@@ -490,7 +495,7 @@ func TestCorruptPQ15(t *testing.T) {
 	})
 	t.Run("key not the record's", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.rad.b[3].e[0].key = 6 // bucket 3 still
+		q.rad.b[3].e[1].key = 6 // key 7's entry: bucket 3 still, and 5 stays the minimum
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("record not in state 1", func(t *testing.T) {
@@ -515,7 +520,23 @@ func TestCorruptPQ15(t *testing.T) {
 	})
 	t.Run("occupancy bit of an empty bucket", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.rad.occ |= 1 << 10
+		q.rad.occ |= 1 << 1 // bucket 1 exists and is empty
+		invariant.Expect(t, q.Invariant(), "PQ15")
+	})
+	t.Run("occupancy bit of a missing bucket", func(t *testing.T) {
+		q := newSmallFixture(t)
+		q.rad.occ |= 1 << 10 // the buckets end at 4
+		invariant.Expect(t, q.Invariant(), "PQ15")
+	})
+	t.Run("key above MaxAllowedKey", func(t *testing.T) {
+		q := newSmallFixture(t)
+		// Move key 9 to key 128, one past MaxAllowedKey, record and bucket
+		// (8) included: only the range is wrong.
+		e := q.rad.b[4].e[0]
+		q.rad.b[4] = rbucket{}
+		q.rad.occ &^= 1 << 4
+		q.rec(e.idx).Time = q.MaxAllowedKey() + 1
+		q.rpush(q.rad.bucketOf(q.MaxAllowedKey()+1), e.idx, q.MaxAllowedKey()+1)
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("empty bucket keeps entries", func(t *testing.T) {

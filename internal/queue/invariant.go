@@ -409,7 +409,7 @@ func (q *Queue[T]) checkPQ15() (n int, smallest int64, err error) {
 		}
 		n += live
 	}
-	if len(r.b) > radixBuckets || r.occ>>len(r.b) != 0 || n != r.n {
+	if r.occ>>len(r.b) != 0 || n != r.n {
 		return 0, 0, invariant.Errorf("PQ15", "radix heap: %d elements in %d buckets, counted %d, occupancy %#x",
 			n, len(r.b), r.n, r.occ)
 	}

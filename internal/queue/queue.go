@@ -117,8 +117,9 @@ type Queue[T any] struct {
 
 	// Small mode (small.go): while small is set, the elements not in the due
 	// list are in rad, a radix heap, and the levels hold nothing. curCap is
-	// the most it holds now: smallCap (0: never small) or, while its keys
-	// lie beyond level 0, up to wideCap.
+	// the most it holds now: smallCap (0: never small), or more, up to
+	// wideCap, after Adds that found it full with most keys beyond level 0;
+	// it returns to smallCap when small mode empties.
 	small    bool
 	smallCap int
 	wideCap  int
@@ -129,9 +130,7 @@ type Queue[T any] struct {
 
 	counts Counts
 
-	// rad is last: at about 1.8 KB it would otherwise push the fields
-	// every call uses apart, onto more cache lines.
-	rad radix
+	rad radix // small mode's radix heap (small.go)
 }
 
 // Element is what a removal handler receives: the element's handle, key,

@@ -28,7 +28,8 @@ import (
 // the old and the new base in the same highest bit). An element moves only
 // when the minimum reaches its bucket, at most once per bucket.
 //
-// Each entry keeps its key beside its record index, 16 bytes, so that
+// Each entry keeps its key beside its record index, 16 bytes (12 where int
+// is 32 bits), so that
 // finding a bucket's minimum and redistributing it read no record (a move
 // writes the record's Next, its new position). A bucket is kept in the
 // order its entries came in: every element of a key is in
@@ -47,8 +48,9 @@ import (
 // heap is cheaper), or else spills: it moves every element to the levels,
 // each key's in order, and leaves small mode (keys within level 0's range go
 // straight to their slot and never move, which the radix heap cannot beat).
-// The queue returns to small mode, with curCap back at smallCap, at the first
-// Add after the levels have emptied. The level geometry (minimum,
+// curCap goes back to smallCap whenever small mode empties, and the queue
+// returns to small mode, with curCap at smallCap, at the first Add after the
+// levels have emptied. The level geometry (minimum,
 // maximum, MaxAllowedKey) moves with MinAllowedKey in both modes, so which
 // mode a queue is in changes no result. The levels' slot arrays, once
 // allocated, are kept (a queue that goes back and forth allocates nothing
@@ -180,7 +182,11 @@ func (q *Queue[T]) rpush(b int, i uint32, key int64) {
 func (q *Queue[T]) smallPut(i uint32, key int64) {
 	r := &q.rad
 	if r.n == 0 {
-		r.last = q.minAllowed // as close to the keys as the rules allow
+		// Empty: start afresh, the base as close to the keys as the rules
+		// allow, and the cap back at smallCap, so that a queue whose keys
+		// were spread once does not keep a large cap for keys that are not.
+		r.last = q.minAllowed
+		q.curCap = q.smallCap
 	}
 	q.rpush(r.bucketOf(key), i, key)
 	r.n++

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"cmp"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -11,11 +12,13 @@ import (
 )
 
 // TestSmallModeAgainstModel drives queues whose level 0 is large enough for
-// small mode (capacities 2 to 128) with random calls, many at equal keys,
-// so that they enter and leave small mode often (spill on a full vector, back
-// when the levels empty or at Shrink), and compares every removal sequence,
-// MinKey, MinElt and Len with a reference model that removes by (key, order
-// of Add or Change), and runs Invariant after every call.
+// small mode (small caps 2 to 128) with random calls, many at equal keys,
+// so that they enter and leave small mode often (spill when full, back when
+// the levels empty or at Shrink), and compares what every removing call
+// removes (the exact elements, in order), MinKey, MinElt and Len with a
+// reference model that removes by (key, order of Add or Change), and runs
+// Invariant after every call. Half the queues key times by time >> 1 or >> 2,
+// so that RemoveAtMinKey's bound on the time splits a key.
 func TestSmallModeAgainstModel(t *testing.T) {
 	for _, bits := range [][]int{{4, 2, 2}, {5, 1, 3}, {6, 3, 3}, {8, 4}, {11, 10, 10}, {11, 10, 10, 10, 10}} {
 		lb, err := levelbits.New(bits...)
@@ -37,6 +40,7 @@ func TestSmallModeAgainstModel(t *testing.T) {
 
 type modelElt struct {
 	key   int64
+	time  int64
 	seq   int
 	value int
 }
@@ -44,13 +48,10 @@ type modelElt struct {
 func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, backs int) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, uint64(lb.Len())))
-	q := New[int](lb, 0)
-	// Small mode grows to at most 96 here (or its small cap, if larger), so
-	// that the random calls cross the cap both ways (the default wide cap
-	// is 2^15) and the last doubling is clamped (96 is not a power-of-two
-	// multiple of the small caps); no code path depends on the caps' values.
+	shift := uint(seed % 3)
+	q := NewTimed[int](lb, 0, shift)
 	capSmall := smallCapFor(uint(lb.At(0)))
-	q.wideCap = min(q.wideCap, max(capSmall, 96))
+	timeFor := func(k int64) int64 { return k<<shift + r.Int64N(1<<shift) }
 	sum := 0
 	for i := range lb.Len() {
 		sum += lb.At(i)
@@ -99,14 +100,13 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 		}
 		fail("model has no value %d", v)
 	}
-	// expectFired checks that got is the model's head, in order, and drops it.
-	expectFired := func(call string, got []int) {
+	// expectFired checks that got is want, the values the model says the
+	// call removes, in order, and drops them from the model.
+	expectFired := func(call string, got, want []int) {
 		t.Helper()
-		sortModel()
-		for j, v := range got {
-			if j >= len(model) || model[j].value != v {
-				fail("%s removed %v, model's order starts %v", call, got, model[:min(len(model), len(got)+2)])
-			}
+		if !slices.Equal(got, want) {
+			sortModel()
+			fail("%s removed %v, want %v; model's order starts %v", call, got, want, model[:min(len(model), len(want)+2)])
 		}
 		for _, v := range got {
 			removeModel(v)
@@ -116,12 +116,13 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 		wasSmall := q.small
 		add := func() { // one Add at a drawn key, mirrored in the model
 			k := keyFor()
-			h, err := q.Add(k, next)
+			tm := timeFor(k)
+			h, err := q.AddTime(tm, next)
 			if err != nil {
-				fail("Add(%d): %v", k, err)
+				fail("AddTime(%d): %v", tm, err)
 			}
 			handles[next] = h
-			model = append(model, modelElt{k, seq, next})
+			model = append(model, modelElt{k, tm, seq, next})
 			seq++
 			next++
 		}
@@ -139,10 +140,11 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 		case op < 13: // Change: goes after every other element of its new key
 			j := r.IntN(len(model))
 			k := keyFor()
-			if err := q.Change(handles[model[j].value], k); err != nil {
-				fail("Change(%d): %v", k, err)
+			tm := timeFor(k)
+			if err := q.ChangeTime(handles[model[j].value], tm); err != nil {
+				fail("ChangeTime(%d): %v", tm, err)
 			}
-			model[j].key, model[j].seq = k, seq
+			model[j].key, model[j].time, model[j].seq = k, tm, seq
 			seq++
 		case op < 16: // IncreaseMinAllowedKey
 			k := q.MinAllowedKey() + r.Int64N(8)
@@ -162,23 +164,32 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 			if err := q.IncreaseMinAllowedKey(k, collect); err != nil {
 				fail("IncreaseMinAllowedKey(%d): %v", k, err)
 			}
-			if len(got) != len(want) {
-				fail("IncreaseMinAllowedKey(%d) removed %v, want %v", k, got, want)
-			}
-			expectFired("IncreaseMinAllowedKey", got)
+			expectFired("IncreaseMinAllowedKey", got, want)
 		case op < 17: // CollectTo with a limit, then FireDue
-			k := q.MinAllowedKey() + r.Int64N(16)
-			q.CollectTo(k, 1+r.IntN(3))
-			q.FireDue(collect)
-			expectFired("CollectTo+FireDue", got)
-		case op < 18: // RemoveAtMinKey
-			q.RemoveAtMinKey(q.MinAllowedKey(), collect)
-			for _, v := range got {
-				if e := model[slices.IndexFunc(model, func(e modelElt) bool { return e.value == v })]; e.key != q.MinAllowedKey() {
-					fail("RemoveAtMinKey removed key %d at MinAllowedKey %d", e.key, q.MinAllowedKey())
+			// Whole keys below k, in order, until at least limit are taken.
+			k, limit := q.MinAllowedKey()+r.Int64N(16), 1+r.IntN(3)
+			var want []int
+			sortModel()
+			for j := 0; j < len(model) && model[j].key < k && len(want) < limit; {
+				for key := model[j].key; j < len(model) && model[j].key == key; j++ {
+					want = append(want, model[j].value)
 				}
 			}
-			expectFired("RemoveAtMinKey", got)
+			q.CollectTo(k, limit)
+			q.FireDue(collect)
+			expectFired("CollectTo+FireDue", got, want)
+		case op < 18: // RemoveAtMinKey: key MinAllowedKey, time up to a bound inside it
+			m := q.MinAllowedKey()
+			maxTime := m<<shift - 1 + r.Int64N(1<<shift+1)
+			var want []int
+			sortModel()
+			for _, e := range model {
+				if e.key == m && e.time <= maxTime {
+					want = append(want, e.value)
+				}
+			}
+			q.RemoveAtMinKey(maxTime, collect)
+			expectFired(fmt.Sprintf("RemoveAtMinKey(%d)", maxTime), got, want)
 		case op < 19:
 			q.Shrink()
 		default:
@@ -203,9 +214,6 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 		}
 		if q.Len() != len(model) {
 			fail("step %d: Len %d, model %d", step, q.Len(), len(model))
-		}
-		if q.small && q.smallLen() > q.wideCap {
-			fail("small mode holds %d, cap %d", q.smallLen(), q.wideCap)
 		}
 		sortModel()
 		k, ok := q.MinKey()
@@ -275,6 +283,32 @@ func TestSmallModeGrowsWhileWide(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("removed %v, want %v", got, want)
+		}
+	})
+	t.Run("the cap returns to the small cap when small mode empties", func(t *testing.T) {
+		q := New[int](lb, 0)
+		for v := range 1000 { // beyond level 0: the cap grows to 1024
+			if _, err := q.Add(2048+int64(v)*97, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !q.small || q.curCap < 1000 {
+			t.Fatalf("after 1000 wide adds: small %v, cap %d", q.small, q.curCap)
+		}
+		if err := q.IncreaseMinAllowedKey(q.MaxAllowedKey(), nil); err != nil || q.Len() != 0 {
+			t.Fatalf("drain: %v, %d left", err, q.Len())
+		}
+		base := q.MinAllowedKey()
+		for v := range smallMax + 1 { // within level 0 from the new minimum
+			if _, err := q.Add(base+int64(v%2000), v); err != nil {
+				t.Fatal(err)
+			}
+			if err := q.Invariant(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if q.small {
+			t.Fatalf("small mode holds %d narrow keys, cap %d (small cap %d); want a spill at %d", q.smallLen(), q.curCap, q.smallCap, smallMax)
 		}
 	})
 }
