@@ -478,6 +478,16 @@ func TestCorruptPQ14(t *testing.T) {
 }
 
 func TestCorruptPQ15(t *testing.T) {
+	// move9 takes the fixture's key 9 out of bucket 4 and appends it, with
+	// key key, to bucket b (counts, occupancy and the record's position
+	// kept right), and returns its record index.
+	move9 := func(q *Queue[string], key int64, b int) uint32 {
+		e := q.rad.b[4].e[0]
+		q.rad.b[4] = rbucket{}
+		q.rad.occ &^= 1 << 4
+		q.rpush(b, e.idx, key)
+		return e.idx
+	}
 	t.Run("base above MinAllowedKey", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.rad.last = 1 // 5, 7 and 9 keep their buckets against base 1
@@ -485,12 +495,7 @@ func TestCorruptPQ15(t *testing.T) {
 	})
 	t.Run("entry in the wrong bucket", func(t *testing.T) {
 		q := newSmallFixture(t)
-		// Move key 9 from bucket 4 to the end of bucket 3, counts and
-		// position included.
-		e := q.rad.b[4].e[0]
-		q.rad.b[4] = rbucket{}
-		q.rad.occ &^= 1 << 4
-		q.rpush(3, e.idx, e.key)
+		move9(q, 9, 3)
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("key not the record's", func(t *testing.T) {
@@ -530,13 +535,10 @@ func TestCorruptPQ15(t *testing.T) {
 	})
 	t.Run("key above MaxAllowedKey", func(t *testing.T) {
 		q := newSmallFixture(t)
-		// Move key 9 to key 128, one past MaxAllowedKey, record and bucket
-		// (8) included: only the range is wrong.
-		e := q.rad.b[4].e[0]
-		q.rad.b[4] = rbucket{}
-		q.rad.occ &^= 1 << 4
-		q.rec(e.idx).Time = q.MaxAllowedKey() + 1
-		q.rpush(q.rad.bucketOf(q.MaxAllowedKey()+1), e.idx, q.MaxAllowedKey()+1)
+		// Key 9 becomes one past MaxAllowedKey, in the record and in the
+		// bucket that key belongs to: only the range is wrong.
+		k := q.MaxAllowedKey() + 1
+		q.rec(move9(q, k, q.rad.bucketOf(k))).Time = k
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("empty bucket keeps entries", func(t *testing.T) {
