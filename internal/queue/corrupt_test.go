@@ -510,7 +510,7 @@ func TestCorruptPQ15(t *testing.T) {
 	})
 	t.Run("record's position wrong", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.rec(q.rad.b[3].e[1].idx).Next = 3 << posBits
+		q.rec(q.rad.b[3].e[1].idx).Next = rpos(3, 0)
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("bad index", func(t *testing.T) {

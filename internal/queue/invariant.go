@@ -395,7 +395,7 @@ func (q *Queue[T]) checkPQ15() (n int, smallest int64, err error) {
 				return 0, 0, invariant.Errorf("PQ15", "bucket %d position %d holds bad index %d", b, p, e.idx)
 			}
 			rec := q.rec(e.idx)
-			if rec.State != 1 || q.keyOf(rec) != e.key || rec.Next != uint32(b)<<posBits|uint32(p) ||
+			if rec.State != 1 || q.keyOf(rec) != e.key || rec.Next != rpos(b, p) ||
 				e.key < q.minAllowed || e.key > q.MaxAllowedKey() || r.bucketOf(e.key) != b {
 				return 0, 0, invariant.Errorf("PQ15", "bucket %d position %d: record %d (state %d, key %d, Next %#x) under key %d (bucket %d against base %d), allowed [%d, %d]",
 					b, p, e.idx, rec.State, q.keyOf(rec), rec.Next, e.key, r.bucketOf(e.key), r.last, q.minAllowed, q.MaxAllowedKey())
