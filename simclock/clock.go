@@ -81,7 +81,8 @@
 //
 // # The wheel
 //
-// Timers live in a timingwheel.Wheel with 1 ns precision by default, so
+// Timers live in a timing wheel (the queue under timingwheel.Wheel, driven
+// in ns after the start) with 1 ns precision by default, so
 // scheduling, stopping and resetting a timer cost O(1) (O(levels), a small
 // constant) and an advance costs O(timers fired), however far it goes, with
 // two exceptions. An advance takes due timers from the wheel a chunk at a
@@ -110,8 +111,8 @@ import (
 	"time"
 
 	"github.com/gotimingwheel/timingwheel/config"
+	"github.com/gotimingwheel/timingwheel/internal/queue"
 	"github.com/gotimingwheel/timingwheel/levelbits"
-	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
 
 // maxOffset is the last instant the clock reaches, in ns after its start.
@@ -179,11 +180,11 @@ type Clock struct {
 	// it; it waits in the early heap. So every pending timer is in exactly
 	// one place: the wheel (at > wnow), the batch or the early heap
 	// (at <= wnow), or parked (beyond the reach).
-	adv         sync.Mutex                 // held by the goroutine that drives the clock
-	mu          sync.Mutex                 // guards everything below
-	w           *timingwheel.Wheel[uint32] // values index slots
-	slots       []*timer                   // the timers in the wheel
-	free        []uint32                   // free indices of slots
+	adv         sync.Mutex // held by the goroutine that drives the clock
+	mu          sync.Mutex // guards everything below
+	w           *wheel     // values index slots
+	slots       []*timer   // the timers in the wheel
+	free        []uint32   // free indices of slots
 	origin      time.Time
 	now         int64   // ns after origin
 	wnow        int64   // the wheel's clock, >= now
@@ -202,7 +203,7 @@ type Clock struct {
 	tickerFuncs map[*timer]func() error // running TickerFuncs: their f
 	traps       []*Trap                 // open traps, oldest first
 	ntraps      atomic.Int32            // len(traps), read without mu
-	collect     func(timingwheel.Fired[uint32])
+	collect     func(queue.Element[uint32])
 	trace       func(*timer) // tests: called at each fire, under mu
 }
 
@@ -305,11 +306,7 @@ func (c *Clock) init(start time.Time, o options) {
 	if err != nil {
 		panic(fmt.Errorf("%w: %w", ErrInvalidOption, err))
 	}
-	w, err := timingwheel.NewWithConfig[uint32](cfg, time.Unix(0, 0))
-	if err != nil {
-		panic(fmt.Errorf("%w: %w", ErrInvalidOption, err)) // unreachable: cfg is valid
-	}
-	c.w, c.origin, c.sorted, c.chunk = w, start.Round(0), cfg.Precision() == 0, defaultChunk
+	c.w, c.origin, c.sorted, c.chunk = newWheel(cfg), start.Round(0), cfg.Precision() == 0, defaultChunk
 	c.collect = c.collectAlarm
 }
 
@@ -476,12 +473,10 @@ func (c *Clock) nextLocked() (int64, bool) {
 	}
 	if c.sorted {
 		// 1 ns precision: the interval number is the time, and cached.
-		return c.w.MinAlarmIntervalNum()
+		return c.w.q.MinKey()
 	}
-	if t, ok := c.w.MinAlarmTimeInMinInterval(); ok {
-		return t.UnixNano(), true
-	}
-	return 0, false
+	lo, _, ok := c.w.q.MinKeyTimes()
+	return lo, ok
 }
 
 // dropStale removes stale entries from the front of the batch and the top of
@@ -613,20 +608,17 @@ func (c *Clock) collectTo(target int64) {
 	if exact {
 		to++
 	}
-	_, done, err := c.w.AdvanceClockLimit(time.Unix(0, to), c.chunk, c.collect)
-	if err != nil {
-		panic(err) // unreachable: 0 <= to <= maxOffset, c.chunk > 0
-	}
+	done := c.w.advanceLimit(to, c.chunk, c.collect)
 	switch {
 	case done && exact:
 		c.wnow = target
 	case done:
-		c.w.FirePastAlarms(c.collect) // the alarms at target itself
+		c.w.firePast(c.collect) // the alarms at target itself
 		c.wnow = target
 	default:
 		// The wheel stopped at the start of an interval whose alarms it
 		// has not taken.
-		c.wnow = max(c.wnow, c.w.Now().UnixNano()-1)
+		c.wnow = max(c.wnow, c.w.now-1)
 	}
 	if !c.sorted {
 		// A coarse wheel fires by interval, FIFO within one: a stable sort
@@ -658,7 +650,7 @@ func (c *Clock) freeSlot(i uint32) {
 
 // collectAlarm is the wheel's handler: it moves a fired alarm's timer to the
 // batch. It runs under mu and calls no user code.
-func (c *Clock) collectAlarm(f timingwheel.Fired[uint32]) {
+func (c *Clock) collectAlarm(f queue.Element[uint32]) {
 	i := f.Value
 	t := c.slots[i]
 	c.freeSlot(i)

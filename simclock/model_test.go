@@ -365,6 +365,12 @@ func TestModel(t *testing.T) {
 			m.timers = append(m.timers, mt)
 		}
 		check := func(t *rapid.T, what string) {
+			if err := c.w.invariant(); err != nil {
+				t.Fatalf("after %s: %v", what, err)
+			}
+			if c.w.now != c.wnow && c.w.now != c.wnow+1 {
+				t.Fatalf("after %s: the wheel's clock %d is neither wnow %d nor wnow+1", what, c.w.now, c.wnow)
+			}
 			if !slices.Equal(r.trace, m.trace) {
 				t.Fatalf("after %s: fires\n%v\nwant\n%v", what, r.trace, m.trace)
 			}

@@ -51,11 +51,12 @@ func (c *Clock) arm(t *timer, at int64) error {
 		return nil
 	}
 	slot := c.allocSlot(t)
-	a, err := c.w.Add(time.Unix(0, at), slot)
-	if err != nil {
+	a, ok := c.w.add(at, slot)
+	if !ok {
 		c.freeSlot(slot)
 		t.state = stateIdle
-		return fmt.Errorf("%w at %v (use WithOverflow): %w", ErrBeyondReach, c.timeOf(at), err)
+		return fmt.Errorf("%w: due at %v, allowed up to %v (use WithOverflow)",
+			ErrBeyondReach, c.timeOf(at), c.timeOf(c.w.maxAllowed()))
 	}
 	t.a, t.slot = a, slot
 	t.state = statePending
@@ -88,9 +89,7 @@ func (c *Clock) stop(t *timer) bool {
 	case stateIdle:
 		return false
 	case statePending:
-		if err := c.w.Remove(t.a); err != nil {
-			panic(err) // unreachable: a pending timer's alarm is in the wheel
-		}
+		c.w.remove(t.a)
 		c.freeSlot(t.slot)
 	}
 	c.setIdle(t)

@@ -1,0 +1,112 @@
+package simclock
+
+import (
+	"github.com/gotimingwheel/timingwheel/alarm"
+	"github.com/gotimingwheel/timingwheel/config"
+	"github.com/gotimingwheel/timingwheel/internal/checked"
+	"github.com/gotimingwheel/timingwheel/internal/queue"
+	"github.com/gotimingwheel/timingwheel/invariant"
+)
+
+// wheel is the clock's timing wheel: the part of timingwheel.Wheel the clock
+// uses, on the same queue, with times as ns after the clock's start. The
+// clock checks every time it passes (0 <= at, to <= maxOffset, and at after
+// the wheel's clock), so the wheel skips the time.Time conversions and the
+// checks of timingwheel.Wheel, and its handler gets the queue's elements
+// directly (one call per alarm instead of two). Its clock, now, and the
+// queue's MinAllowedKey() = now >> shift move together, as timingwheel.Wheel's
+// do.
+type wheel struct {
+	q     *queue.Queue[uint32] // values index the clock's slots
+	shift uint                 // log2 of the precision in ns
+	now   int64                // ns after the start
+}
+
+func newWheel(cfg config.Config) *wheel {
+	shift := uint(cfg.Precision().Log2())
+	return &wheel{q: queue.NewTimed[uint32](cfg.QueueLevelBits(), cfg.Capacity(), shift), shift: shift}
+}
+
+// add adds an alarm at at > now with value v, or reports false when at is
+// after maxAllowed(), beyond the level bits' reach.
+func (w *wheel) add(at int64, v uint32) (alarm.Alarm, bool) {
+	if at>>w.shift > w.q.MaxAllowedKey() {
+		return alarm.Alarm{}, false
+	}
+	return w.q.AddTimeChecked(at, v), true
+}
+
+// maxAllowed returns the last time, in ns after the start, that add accepts.
+func (w *wheel) maxAllowed() int64 {
+	k := w.q.MaxAllowedKey()
+	if k >= queue.MaxKey>>w.shift {
+		return queue.MaxKey
+	}
+	return k<<w.shift + (1<<w.shift - 1)
+}
+
+// remove removes a pending alarm.
+func (w *wheel) remove(a alarm.Alarm) {
+	if err := w.q.Remove(a); err != nil {
+		panic(err) // unreachable: the clock removes only its pending timers' alarms
+	}
+}
+
+// advanceLimit is timingwheel.Wheel.AdvanceClockLimit: it fires the alarms of
+// the intervals before to's, in order, and stops once it has fired at least
+// limit of them, at the end of an interval. It reports whether it reached to.
+func (w *wheel) advanceLimit(to int64, limit int, fired func(queue.Element[uint32])) bool {
+	target := max(to, w.now)
+	key := target >> w.shift
+	done := false
+	if reached := w.q.CollectTo(key, limit); reached == key {
+		w.now, done = target, true
+	} else {
+		w.now = reached << w.shift
+	}
+	w.q.FireDue(fired)
+	w.check()
+	return done
+}
+
+// firePast is timingwheel.Wheel.FirePastAlarms: it fires the alarms of the
+// current interval with times at or before now.
+func (w *wheel) firePast(fired func(queue.Element[uint32])) {
+	w.q.RemoveAtMinKey(w.now, fired)
+	w.check()
+}
+
+// check runs the invariants in checked mode (-tags twcheck).
+func (w *wheel) check() {
+	if checked.On {
+		if err := w.invariant(); err != nil {
+			checked.Fail("simclock.wheel", nil, err)
+		}
+	}
+}
+
+// invariant checks the wheel and its queue, in this order, and returns nil or
+// an *invariant.Violation naming the first invariant broken
+// (docs/invariants.md):
+//
+//	SW1  the queue is keyed by time >> shift, and its MinAllowedKey is
+//	     now >> shift (timingwheel's TW3)
+//	PQ*  the queue's invariants, and AP* its pool's
+//
+// That 0 <= now <= M follows: PQ9 keeps MinAllowedKey in [0, M >> shift].
+// Cost: O(slots + alarms).
+func (w *wheel) invariant() error {
+	if err := w.checkSW1(); err != nil {
+		return err
+	}
+	return w.q.Invariant()
+}
+
+// checkSW1: q.Shift() = shift and q.MinAllowedKey() = now >> shift.
+func (w *wheel) checkSW1() error {
+	if w.q.Shift() != w.shift || w.q.MinAllowedKey() != w.now>>w.shift {
+		return invariant.Errorf("SW1", "queue shift %d (want %d), MinAllowedKey %d (want now >> shift = %d >> %d)",
+			w.q.Shift(), w.shift, w.q.MinAllowedKey(), w.now, w.shift)
+	}
+	return nil
+}

@@ -1,0 +1,44 @@
+package simclock
+
+import (
+	"testing"
+	"time"
+
+	"github.com/gotimingwheel/timingwheel/config"
+	"github.com/gotimingwheel/timingwheel/invariant"
+	"github.com/gotimingwheel/timingwheel/levelbits"
+)
+
+// The clock's wheel keeps SW1 through scheduling, stopping and advancing, at
+// 1 ns and at a coarse precision, and each clause of SW1 is caught when
+// corrupted alone.
+func TestWheelSW1(t *testing.T) {
+	lb, err := levelbits.New(4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range [][]Option{nil, {WithPrecision(config.AlarmPrecision(3)), WithLevelBits(lb), WithOverflow()}} {
+		c := New(time.Unix(0, 0), opts...)
+		var ts []Timer
+		for i := range 50 {
+			ts = append(ts, c.AfterFunc(time.Duration(i*i*37+1), func() {}))
+		}
+		ts[7].Stop()
+		c.Advance(1000)
+		c.Step()
+		if err := c.w.invariant(); err != nil {
+			t.Fatalf("after use: %v", err)
+		}
+		if c.w.now != c.wnow+1 && c.w.now != c.wnow {
+			t.Fatalf("the wheel's clock %d is neither wnow %d nor wnow+1", c.w.now, c.wnow)
+		}
+		// The key clause alone: now moves to the next interval.
+		w := *c.w
+		w.now += 1 << w.shift
+		invariant.Expect(t, w.invariant(), "SW1")
+		// The shift clause alone: at now = 0 every shift gives key 0.
+		w = *New(time.Unix(0, 0), opts...).w
+		w.shift++
+		invariant.Expect(t, w.invariant(), "SW1")
+	}
+}
