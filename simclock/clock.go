@@ -608,6 +608,10 @@ func (c *Clock) collectTo(target int64) {
 	if exact {
 		to++
 	}
+	if want := min(c.chunk, c.w.q.Len()); cap(c.batch)-from < want {
+		// Size the batch once for the chunk instead of doubling it up.
+		c.batch = slices.Grow(c.batch, want)
+	}
 	done := c.w.advanceLimit(to, c.chunk, c.collect)
 	switch {
 	case done && exact:
@@ -645,6 +649,11 @@ func (c *Clock) allocSlot(t *timer) uint32 {
 
 func (c *Clock) freeSlot(i uint32) {
 	c.slots[i] = nil
+	if len(c.free) == cap(c.free) {
+		// free never holds more than slots: grow it there at once rather
+		// than doubling up from empty as a new clock's timers fire.
+		c.free = slices.Grow(c.free, cap(c.slots)-len(c.free))
+	}
 	c.free = append(c.free, i)
 }
 
