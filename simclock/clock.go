@@ -182,9 +182,7 @@ type Clock struct {
 	// (at <= wnow), or parked (beyond the reach).
 	adv         sync.Mutex // held by the goroutine that drives the clock
 	mu          sync.Mutex // guards everything below
-	w           *wheel     // values index slots
-	slots       []*timer   // the timers in the wheel
-	free        []uint32   // free indices of slots
+	w           *wheel     // its values are the timers
 	origin      time.Time
 	now         int64   // ns after origin
 	wnow        int64   // the wheel's clock, >= now
@@ -203,7 +201,7 @@ type Clock struct {
 	tickerFuncs map[*timer]func() error // running TickerFuncs: their f
 	traps       []*Trap                 // open traps, oldest first
 	ntraps      atomic.Int32            // len(traps), read without mu
-	collect     func(queue.Element[uint32])
+	collect     func(queue.Element[*timer])
 	trace       func(*timer) // tests: called at each fire, under mu
 }
 
@@ -631,38 +629,10 @@ func (c *Clock) collectTo(target int64) {
 	}
 }
 
-// The wheel holds slot indices rather than *timer, so that its records hold
-// no pointers: growing them is a plain copy and the garbage collector never
-// scans them.
-
-// allocSlot puts t in a free slot and returns its index.
-func (c *Clock) allocSlot(t *timer) uint32 {
-	if n := len(c.free); n > 0 {
-		i := c.free[n-1]
-		c.free = c.free[:n-1]
-		c.slots[i] = t
-		return i
-	}
-	c.slots = append(c.slots, t)
-	return uint32(len(c.slots) - 1)
-}
-
-func (c *Clock) freeSlot(i uint32) {
-	c.slots[i] = nil
-	if len(c.free) == cap(c.free) {
-		// free never holds more than slots: grow it there at once rather
-		// than doubling up from empty as a new clock's timers fire.
-		c.free = slices.Grow(c.free, cap(c.slots)-len(c.free))
-	}
-	c.free = append(c.free, i)
-}
-
 // collectAlarm is the wheel's handler: it moves a fired alarm's timer to the
 // batch. It runs under mu and calls no user code.
-func (c *Clock) collectAlarm(f queue.Element[uint32]) {
-	i := f.Value
-	t := c.slots[i]
-	c.freeSlot(i)
+func (c *Clock) collectAlarm(f queue.Element[*timer]) {
+	t := f.Value
 	t.state = stateDue
 	c.batch = append(c.batch, entry{t: t, seq: t.seq, at: t.at})
 }

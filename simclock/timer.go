@@ -24,8 +24,7 @@ type timer struct {
 	ch     chan time.Time // capacity 1; values are sent and drained under c.mu
 	period time.Duration
 	a      alarm.Alarm
-	slot   uint32 // index in the clock's slots while pending
-	at     int64  // ns after the clock's start
+	at     int64 // ns after the clock's start
 	seq    uint64
 	state  uint8
 	waiter bool // counts in Waiters while not idle
@@ -50,15 +49,13 @@ func (c *Clock) arm(t *timer, at int64) error {
 		}
 		return nil
 	}
-	slot := c.allocSlot(t)
-	a, ok := c.w.add(at, slot)
+	a, ok := c.w.add(at, t)
 	if !ok {
-		c.freeSlot(slot)
 		t.state = stateIdle
 		return fmt.Errorf("%w: due at %v, allowed up to %v (use WithOverflow)",
 			ErrBeyondReach, c.timeOf(at), c.timeOf(c.w.maxAllowed()))
 	}
-	t.a, t.slot = a, slot
+	t.a = a
 	t.state = statePending
 	return nil
 }
@@ -90,7 +87,6 @@ func (c *Clock) stop(t *timer) bool {
 		return false
 	case statePending:
 		c.w.remove(t.a)
-		c.freeSlot(t.slot)
 	}
 	c.setIdle(t)
 	return true

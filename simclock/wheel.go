@@ -17,19 +17,19 @@ import (
 // queue's MinAllowedKey() = now >> shift move together, as timingwheel.Wheel's
 // do.
 type wheel struct {
-	q     *queue.Queue[uint32] // values index the clock's slots
+	q     *queue.Queue[*timer] // values are the clock's timers
 	shift uint                 // log2 of the precision in ns
 	now   int64                // ns after the start
 }
 
 func newWheel(cfg config.Config) *wheel {
 	shift := uint(cfg.Precision().Log2())
-	return &wheel{q: queue.NewTimed[uint32](cfg.QueueLevelBits(), cfg.Capacity(), shift), shift: shift}
+	return &wheel{q: queue.NewTimed[*timer](cfg.QueueLevelBits(), cfg.Capacity(), shift), shift: shift}
 }
 
 // add adds an alarm at at > now with value v, or reports false when at is
 // after maxAllowed(), beyond the level bits' reach.
-func (w *wheel) add(at int64, v uint32) (alarm.Alarm, bool) {
+func (w *wheel) add(at int64, v *timer) (alarm.Alarm, bool) {
 	if at>>w.shift > w.q.MaxAllowedKey() {
 		return alarm.Alarm{}, false
 	}
@@ -55,7 +55,7 @@ func (w *wheel) remove(a alarm.Alarm) {
 // advanceLimit is timingwheel.Wheel.AdvanceClockLimit: it fires the alarms of
 // the intervals before to's, in order, and stops once it has fired at least
 // limit of them, at the end of an interval. It reports whether it reached to.
-func (w *wheel) advanceLimit(to int64, limit int, fired func(queue.Element[uint32])) bool {
+func (w *wheel) advanceLimit(to int64, limit int, fired func(queue.Element[*timer])) bool {
 	target := max(to, w.now)
 	key := target >> w.shift
 	done := false
@@ -71,7 +71,7 @@ func (w *wheel) advanceLimit(to int64, limit int, fired func(queue.Element[uint3
 
 // firePast is timingwheel.Wheel.FirePastAlarms: it fires the alarms of the
 // current interval with times at or before now.
-func (w *wheel) firePast(fired func(queue.Element[uint32])) {
+func (w *wheel) firePast(fired func(queue.Element[*timer])) {
 	w.q.RemoveAtMinKey(w.now, fired)
 	w.check()
 }
