@@ -100,11 +100,12 @@ type rbucket struct {
 	live uint32 // its elements (entries other than tombstones)
 }
 
-// reach makes buckets 0 to b exist.
+// reach makes buckets 0 to b exist, new ones empty, in one allocation at
+// most (the first key of a new queue often lands in bucket 20 or more).
 func (r *radix) reach(b int) {
-	for len(r.b) <= b {
-		r.b = append(r.b, rbucket{})
-	}
+	n := len(r.b)
+	r.b = slices.Grow(r.b, b+1-n)[:b+1]
+	clear(r.b[n:])
 }
 
 // smallMax is the most elements small mode holds however its keys lie.
