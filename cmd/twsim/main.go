@@ -31,6 +31,8 @@
 //	-isolate  run each repetition of each implementation on each row in a
 //	          child process of its own, so that the peak RSS column is that
 //	          row's alone (and a heap4 RSS column is added)
+//	-prealloc HOLD and HOLD-EXACT give the wheel (config.WithCapacity(N))
+//	          and heap4 room for the row's N alarms up front
 //	-clock    wall (default, as docs/workloads.md) or thread (the thread's CPU
 //	          time: steadier on a busy machine, for A/B comparisons)
 //	-check    check the invariants during the runs (the clock workloads: that
@@ -69,6 +71,7 @@ import (
 	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/cmd/twsim/heaps"
 	"github.com/gotimingwheel/timingwheel/cmd/twsim/workload"
+	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/simclock"
 )
 
@@ -96,6 +99,7 @@ type options struct {
 	cpuprof    string
 	memprof    string
 	isolate    bool
+	prealloc   bool   // HOLD, HOLD-EXACT: capacity for N alarms up front
 	child      string // -job: run this one job once and print it as JSON (for -isolate)
 }
 
@@ -121,6 +125,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	cpuprof := fs.String("cpuprofile", "", "write a CPU profile of the measured implementation's runs to this file")
 	memprof := fs.String("memprofile", "", "write a heap profile at the end to this file")
 	isolate := fs.Bool("isolate", false, "run each repetition of each implementation on each row in a child process, so that peak RSS is per row")
+	prealloc := fs.Bool("prealloc", false, "HOLD and HOLD-EXACT: give the wheel (config.WithCapacity) and heap4 room for the row's N alarms up front")
 	child := fs.String("job", "", "internal, for -isolate: run the job KIND:N:IMPL once and print its result as JSON")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
@@ -129,7 +134,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return options{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	o := options{impl: *impl, compare: *compare, reps: *reps, check: *check, clock: *clock, cpuprof: *cpuprof,
-		memprof: *memprof, isolate: *isolate, child: *child}
+		memprof: *memprof, isolate: *isolate, prealloc: *prealloc, child: *child}
 	if o.isolate && (o.cpuprof != "" || o.memprof != "") {
 		return o, errors.New("-isolate with a profile: the runs are in child processes; profile without -isolate")
 	}
@@ -248,7 +253,13 @@ func simclockC() workload.Clock[simclock.Timer]     { return simclock.New(worklo
 func heapClockC() workload.Clock[*heaps.ClockTimer] { return heaps.NewClock(workload.ClockEpoch) }
 
 // runJob runs one job on one implementation.
-func runJob(impl string, j job, check bool) workload.Result {
+// With prealloc, HOLD and HOLD-EXACT give the wheel and heap4 room for
+// their N alarms up front (config.WithCapacity, and heap4's arrays).
+func runJob(impl string, j job, check, prealloc bool) workload.Result {
+	n := 0
+	if prealloc && (j.kind == "hold" || j.kind == "hold-exact") {
+		n = j.n
+	}
 	switch impl {
 	case "simclock":
 		return runClock(simclockC, j, check)
@@ -257,8 +268,14 @@ func runJob(impl string, j job, check bool) workload.Result {
 	case "heap2":
 		return runOn(heap2T, j, check)
 	case "heap4":
+		if n > 0 {
+			return runOn(func(b uint) workload.Timers[heaps.Handle4] { return heaps.NewHeap4Cap(b, n) }, j, check)
+		}
 		return runOn(heap4T, j, check)
 	default:
+		if n > 0 {
+			return runOn(func(b uint) workload.Timers[alarm.Alarm] { return workload.NewWheel(b, config.WithCapacity(n)) }, j, check)
+		}
 		return runOn(wheelT, j, check)
 	}
 }
@@ -401,9 +418,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 				}
 				continue
 			}
-			mine = append(mine, runJob(mImpl, j, o.check))
+			mine = append(mine, runJob(mImpl, j, o.check, o.prealloc))
 			if o.compare {
-				theirs = append(theirs, runJob(tImpl, j, false))
+				theirs = append(theirs, runJob(tImpl, j, false, o.prealloc))
 			}
 		}
 		if !o.isolate {
@@ -554,7 +571,7 @@ func runChild(o options, stdout io.Writer) error {
 		!slices.Contains([]string{"wheel", "heap2", "heap4", "simclock", "heapclock"}, f[2]) {
 		return fmt.Errorf("-job %q: want KIND:N:IMPL with a known kind and implementation", o.child)
 	}
-	r := runJob(f[2], job{f[0], n}, o.check)
+	r := runJob(f[2], job{f[0], n}, o.check, o.prealloc)
 	out := childResult{Res: r}
 	if r.Err != nil {
 		out.Err, out.Res.Err = r.Err.Error(), nil
@@ -570,7 +587,7 @@ func runIsolated(o options, j job, impl string, check bool, stderr io.Writer) (w
 	if err != nil {
 		return workload.Result{}, 0, fmt.Errorf("-isolate: %w", err)
 	}
-	args := []string{"-job", fmt.Sprintf("%s:%d:%s", j.kind, j.n, impl), "-clock", o.clock, fmt.Sprintf("-check=%v", check)}
+	args := []string{"-job", fmt.Sprintf("%s:%d:%s", j.kind, j.n, impl), "-clock", o.clock, fmt.Sprintf("-check=%v", check), fmt.Sprintf("-prealloc=%v", o.prealloc)}
 	cmd := exec.Command(exe, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, stderr

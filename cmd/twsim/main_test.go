@@ -208,3 +208,28 @@ func TestRunIsolate(t *testing.T) {
 		}
 	}
 }
+
+// -prealloc gives HOLD's wheel and heap4 their capacity up front; the runs
+// fire the same alarms (the same checksums), in process and in the child
+// processes of -isolate, which must accept the flag.
+func TestRunPrealloc(t *testing.T) {
+	t.Setenv("TWSIM_TEST_RUN_MAIN", "1")
+	lines := regexp.MustCompile(`(?m)^(HOLD|HOLD-EXACT) 3000 \S+ ([0-9]+)$`)
+	var want [][]string
+	for _, extra := range [][]string{nil, {"-prealloc"}, {"-prealloc", "-isolate"}} {
+		var out, errOut bytes.Buffer
+		args := append([]string{"-workload", "hold,hold-exact", "-n", "3000"}, extra...)
+		if err := run(args, &out, &errOut); err != nil {
+			t.Fatalf("run %v: %v\n%s%s", args, err, out.String(), errOut.String())
+		}
+		got := lines.FindAllStringSubmatch(out.String(), -1)
+		if len(got) != 2 {
+			t.Fatalf("run %v: result lines %q", args, got)
+		}
+		if want == nil {
+			want = got
+		} else if got[0][2] != want[0][2] || got[1][2] != want[1][2] {
+			t.Fatalf("run %v: checksums %q, without -prealloc %q", args, got, want)
+		}
+	}
+}

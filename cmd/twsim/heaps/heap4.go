@@ -25,6 +25,12 @@ type Heap4 struct {
 // NewHeap4 returns an empty heap for precision 2^b ns.
 func NewHeap4(b uint) *Heap4 { return &Heap4{b: b} }
 
+// NewHeap4Cap returns an empty heap for precision 2^b ns with room for n
+// alarms, so that it allocates nothing until it holds more.
+func NewHeap4Cap(b uint, n int) *Heap4 {
+	return &Heap4{b: b, a: make([]entry, 0, n), pos: make([]int32, 0, n)}
+}
+
 func less(x, y *entry) bool { return x.key < y.key || x.key == y.key && x.seq < y.seq }
 
 func (h *Heap4) set(i int, e entry) { h.a[i] = e; h.pos[e.id] = int32(i) }

@@ -35,10 +35,11 @@ type Wheel struct {
 	h     func(timingwheel.Fired[int64])
 }
 
-// NewWheel returns a wheel with precision 2^b ns and the default level bits,
-// its clock at the epoch.
-func NewWheel(b uint) *Wheel {
-	cfg, err := config.New(config.AlarmPrecision(b))
+// NewWheel returns a wheel with precision 2^b ns and the default level bits
+// (opts may add others, such as config.WithCapacity), its clock at the
+// epoch.
+func NewWheel(b uint, opts ...config.Option) *Wheel {
+	cfg, err := config.New(config.AlarmPrecision(b), opts...)
 	if err != nil {
 		panic(err)
 	}
