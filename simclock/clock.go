@@ -47,7 +47,9 @@
 // advance, not one fire per period (a 1 ns ticker and Advance(time.Hour)
 // would be 3.6e12 fires): when a tick finds the channel full, the ticker
 // skips to the last tick at or before the advance's target, which it delivers
-// if the channel has room by then. It fires at most three times per advance.
+// if the channel has room by then. It fires at most three times per advance
+// (with short level bits and no WithOverflow, up to once more per 256
+// timers the advance fires, so as not to skip past the wheel's reach).
 // A receiver that drains the channel in the middle of an advance (a
 // callback, or a goroutine racing the advance) therefore gets that last tick
 // next, not the one after its receive. A receiver that wants every tick
@@ -152,10 +154,11 @@ func WithPrecision(p config.AlarmPrecision) Option {
 // which reaches every time the clock can represent). A level's slots (2^bits
 // of 64 bytes) are allocated when a timer first lands on it, but a clock with
 // few pending timers keeps them in a small structure of their own instead
-// (up to 128, or up to 2^15 while they are spread wider than level 0), so
-// narrower levels no longer make small clocks cheaper: with 8,8,8,8,8,8,8,6,
-// a new clock with 100, 1e3 or 1e5 timers took the same time as with the
-// default, within the noise.
+// (with the default level bits up to 128 timers, or up to 2^15 while they
+// are spread wider than level 0; with a level 0 of b < 11 bits, 2^b/8 and
+// 16·2^b), so narrower levels no longer make small clocks cheaper: with
+// 8,8,8,8,8,8,8,6, a new clock with 100, 1e3 or 1e5 timers took the same
+// time as with the default, within the noise.
 func WithLevelBits(lb levelbits.LevelBits) Option {
 	return func(o *options) { o.cfgOpts = append(o.cfgOpts, config.WithLevelBits(lb)) }
 }
@@ -660,8 +663,14 @@ func (c *Clock) fire(e entry, target int64) (bool, func()) {
 			// advance's target would be dropped too, unless someone
 			// receives meanwhile: skip to the last of them, which is
 			// delivered if the channel has room by then. So an unread
-			// ticker costs O(1) per advance, not one fire per period.
-			if k := (target - c.now) / int64(t.period); k > 1 {
+			// ticker costs O(1) per advance, not one fire per period. The
+			// skip stays within the wheel's reach, which counts from the
+			// wheel's clock: with short level bits and no WithOverflow that
+			// may lag the target while the advance goes chunk by chunk
+			// (the ticker then fires once per chunk instead).
+			k := (target - c.now) / int64(t.period)
+			k = min(k, (c.w.maxAllowed()-c.now)/int64(t.period))
+			if k > 1 {
 				next = c.now + k*int64(t.period)
 			}
 		}

@@ -3,6 +3,8 @@ package simclock
 import (
 	"testing"
 	"time"
+
+	"github.com/gotimingwheel/timingwheel/levelbits"
 )
 
 // A ticker nobody reads costs a few fires per advance, however many periods
@@ -54,5 +56,37 @@ func TestUnreadTickerDeliversTheLastTick(t *testing.T) {
 		if v := waiting(t, tk.C()); v.Sub(t0) != time.Duration(i)*time.Second {
 			t.Fatalf("Step delivered t0+%v, want t0+%ds", v.Sub(t0), i)
 		}
+	}
+}
+
+// An unread ticker's skip never goes past the wheel's reach. With short
+// level bits and no WithOverflow the reach counts from the wheel's clock,
+// which lags the advance's target while the advance takes its timers a chunk
+// at a time; a skip to the last tick before the target then lay beyond it,
+// and the advance panicked with ErrBeyondReach, the ticker stopped.
+func TestUnreadTickerSkipStaysInReach(t *testing.T) {
+	lb, err := levelbits.New(4, 4) // a reach of 256 ns
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(t0, WithLevelBits(lb))
+	tk := c.NewTicker(10)
+	defer tk.Stop()
+	fired := 0
+	for i := range 300 {
+		c.AfterFunc(time.Duration(1+i*249/299), func() { fired++ })
+	}
+	c.Advance(10000) // more than one chunk of 256 timers, far past the reach
+	if fired != 300 || c.Waiters() != 1 {
+		t.Fatalf("%d of 300 callbacks ran, Waiters %d (want the ticker, 1)", fired, c.Waiters())
+	}
+	if v := waiting(t, tk.C()).Sub(t0); v != 10 {
+		t.Fatalf("the tick waiting is t0+%v, want the first, t0+10ns", v)
+	}
+	// The ticker still ticks: the next tick is the first after the advance's
+	// end that it reaches by whole periods.
+	c.Advance(10)
+	if v := waiting(t, tk.C()).Sub(t0); v <= 10000 || v > 10010 || v%10 != 0 {
+		t.Fatalf("the next tick is t0+%v, want a multiple of 10ns in (10000ns, 10010ns]", v)
 	}
 }

@@ -27,8 +27,9 @@ func newWheel(cfg config.Config) *wheel {
 	return &wheel{q: queue.NewTimed[*timer](cfg.QueueLevelBits(), cfg.Capacity(), shift), shift: shift}
 }
 
-// add adds an alarm at at > now with value v, or reports false when at is
-// after maxAllowed(), beyond the level bits' reach.
+// add adds an alarm at at >= now with value v (the clock arms only timers
+// after its own wheel clock, wnow, and now <= wnow+1), or reports false when
+// at is after maxAllowed(), beyond the level bits' reach.
 func (w *wheel) add(at int64, v *timer) (alarm.Alarm, bool) {
 	if at>>w.shift > w.q.MaxAllowedKey() {
 		return alarm.Alarm{}, false
@@ -56,6 +57,9 @@ func (w *wheel) remove(a alarm.Alarm) {
 // the intervals before to's, in order, and stops once it has fired at least
 // limit of them, at the end of an interval. It reports whether it reached to.
 func (w *wheel) advanceLimit(to int64, limit int, fired func(queue.Element[*timer])) bool {
+	if limit < 1 {
+		panic("simclock: a chunk of fewer than one alarm") // the queue would take 0 for no limit
+	}
 	target := max(to, w.now)
 	key := target >> w.shift
 	done := false
