@@ -655,10 +655,11 @@ func (c *Clock) fire(e entry, target int64) (bool, func()) {
 		c.trace(t)
 	}
 	switch {
-	case t.period > 0:
+	case t.period() > 0:
 		t.state = stateIdle // re-armed at once, still a waiter
-		next := c.after(t.period)
-		if t.ch != nil && !t.send(c.timeOf(c.now)) {
+		p := int64(t.x.period)
+		next := c.after(time.Duration(p))
+		if t.x.ch != nil && !t.send(c.timeOf(c.now)) {
 			// Nobody has received the last tick, so the ticks until the
 			// advance's target would be dropped too, unless someone
 			// receives meanwhile: skip to the last of them, which is
@@ -668,10 +669,10 @@ func (c *Clock) fire(e entry, target int64) (bool, func()) {
 			// wheel's clock: with short level bits and no WithOverflow that
 			// may lag the target while the advance goes chunk by chunk
 			// (the ticker then fires once per chunk instead).
-			k := (target - c.now) / int64(t.period)
-			k = min(k, (c.w.maxAllowed()-c.now)/int64(t.period))
+			k := (target - c.now) / p
+			k = min(k, (c.w.maxAllowed()-c.now)/p)
 			if k > 1 {
-				next = c.now + k*int64(t.period)
+				next = c.now + k*p
 			}
 		}
 		if err := c.arm(t, next); err != nil {
@@ -681,7 +682,7 @@ func (c *Clock) fire(e entry, target int64) (bool, func()) {
 			panic(err)
 		}
 		return true, t.f // a TickerFunc's callback, re-armed before it runs
-	case t.ch != nil:
+	case t.ch() != nil:
 		c.setIdle(t)
 		t.send(c.timeOf(c.now))
 	default:

@@ -316,7 +316,7 @@ func TestModel(t *testing.T) {
 		c.trace = func(tm *timer) {
 			id, ok := r.ids[tm]
 			switch {
-			case !ok && tm.period > 0 && tm.ch == nil:
+			case !ok && tm.period() > 0 && tm.ch() == nil:
 				id, r.unnamed = -1, tm // a TickerFunc: its f names it
 			case !ok:
 				id = len(r.timers) // NewTimer(d <= 0) fires before it returns

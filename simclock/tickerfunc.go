@@ -33,7 +33,7 @@ func (c *Clock) TickerFunc(ctx context.Context, d time.Duration, f func() error)
 		defer c.trap(methodTickerFunc, d, time.Time{})()
 	}
 	w := &funcWaiter{done: make(chan struct{})}
-	t := &timer{c: c, period: d}
+	t := newExtTimer(c, nil, d, false)
 	t.f = func() {
 		err := ctx.Err()
 		if err == nil {

@@ -17,17 +17,56 @@ const (
 )
 
 // timer is every kind of timer: an AfterFunc callback (f), a channel timer
-// (ch), a ticker (ch and period > 0), or a Sleep (a channel timer).
+// (ch), a ticker (ch and period > 0), a TickerFunc (f and period > 0), or a
+// Sleep (a channel timer). The channel and the period live apart, in x, so
+// that an AfterFunc timer, the kind a simulation makes most, is a 64-byte
+// object (80 with them inline); a timer that has them is made with them in
+// one allocation (extTimer, ticker).
 type timer struct {
 	c      *Clock
 	f      func()
-	ch     chan time.Time // capacity 1; values are sent and drained under c.mu
-	period time.Duration
+	x      *timerExt // nil for an AfterFunc timer
 	a      alarm.Alarm
 	at     int64 // ns after the clock's start
 	seq    uint64
 	state  uint8
 	waiter bool // counts in Waiters while not idle
+}
+
+// timerExt is what only channel timers, tickers and TickerFuncs have.
+type timerExt struct {
+	ch     chan time.Time // capacity 1; values are sent and drained under c.mu
+	period time.Duration
+}
+
+// extTimer is a timer and its timerExt in one allocation.
+type extTimer struct {
+	timer
+	ext timerExt
+}
+
+// newExtTimer returns a timer of c with a channel ch (or nil) and a period
+// (or 0).
+func newExtTimer(c *Clock, ch chan time.Time, period time.Duration, waiter bool) *timer {
+	e := &extTimer{ext: timerExt{ch: ch, period: period}}
+	e.timer = timer{c: c, x: &e.ext, waiter: waiter}
+	return &e.timer
+}
+
+// ch returns t's channel, or nil.
+func (t *timer) ch() chan time.Time {
+	if t.x == nil {
+		return nil
+	}
+	return t.x.ch
+}
+
+// period returns t's period, or 0 for a timer that fires once.
+func (t *timer) period() time.Duration {
+	if t.x == nil {
+		return 0
+	}
+	return t.x.period
 }
 
 // arm schedules t, which must be out of the wheel, at offset at: in the
@@ -96,7 +135,7 @@ func (c *Clock) stop(t *timer) bool {
 // drops ticks nobody received), and reports whether it did.
 func (t *timer) send(v time.Time) bool {
 	select {
-	case t.ch <- v:
+	case t.x.ch <- v:
 		return true
 	default:
 		return false
@@ -107,7 +146,7 @@ func (t *timer) send(v time.Time) bool {
 // one.
 func (t *timer) drain() bool {
 	select {
-	case <-t.ch:
+	case <-t.x.ch:
 		return true
 	default:
 		return false
@@ -125,10 +164,10 @@ func (c *Clock) fireNow(t *timer) {
 // C returns the channel on which the timer delivers its time; nil for a timer
 // made by AfterFunc.
 func (t *timer) C() <-chan time.Time {
-	if t.ch == nil {
-		return nil
+	if ch := t.ch(); ch != nil {
+		return ch
 	}
-	return t.ch
+	return nil
 }
 
 // Stop prevents the timer from firing. It returns true if the call stopped
@@ -148,7 +187,7 @@ func (t *timer) stop() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	active := c.stop(t)
-	if t.ch != nil && t.drain() {
+	if t.ch() != nil && t.drain() {
 		active = true
 	}
 	return active
@@ -167,7 +206,7 @@ func (t *timer) Reset(d time.Duration) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	active := c.stop(t)
-	if t.ch != nil {
+	if t.ch() != nil {
 		if t.drain() {
 			active = true
 		}
@@ -180,9 +219,9 @@ func (t *timer) Reset(d time.Duration) bool {
 	return active
 }
 
-// ticker is a timer with a period; its own Stop and Reset replace the
-// timer's.
-type ticker struct{ timer }
+// ticker is a timer with a channel and a period; its own Stop and Reset
+// replace the timer's.
+type ticker struct{ extTimer }
 
 // Stop turns the ticker off. No tick can be received from C after Stop
 // returns.
@@ -212,7 +251,7 @@ func (t *ticker) Reset(d time.Duration) {
 	defer c.mu.Unlock()
 	c.stop(&t.timer)
 	t.drain()
-	t.period = d
+	t.ext.period = d
 	c.start(&t.timer, c.after(d))
 }
 
@@ -256,7 +295,7 @@ func (c *Clock) NewTimer(d time.Duration) Timer {
 }
 
 func (c *Clock) newTimer(d time.Duration) *timer {
-	t := &timer{c: c, ch: make(chan time.Time, 1), waiter: true}
+	t := newExtTimer(c, make(chan time.Time, 1), 0, true)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ready()
@@ -307,7 +346,9 @@ func (c *Clock) NewTicker(d time.Duration) Ticker {
 }
 
 func (c *Clock) newTicker(d time.Duration) *ticker {
-	t := &ticker{timer{c: c, ch: make(chan time.Time, 1), period: d, waiter: true}}
+	t := &ticker{}
+	t.ext = timerExt{ch: make(chan time.Time, 1), period: d}
+	t.timer = timer{c: c, x: &t.ext, waiter: true}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ready()

@@ -3,6 +3,7 @@ package simclock
 import (
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/invariant"
@@ -40,5 +41,13 @@ func TestWheelSW1(t *testing.T) {
 		w = *New(time.Unix(0, 0), opts...).w
 		w.shift++
 		invariant.Expect(t, w.invariant(), "SW1")
+	}
+}
+
+// An AfterFunc timer, the kind a simulation makes most, fits the 64-byte
+// size class: its channel and period live apart (timerExt).
+func TestTimerSize(t *testing.T) {
+	if n := unsafe.Sizeof(timer{}); n > 64 {
+		t.Fatalf("a timer is %d bytes, more than the 64 of its size class", n)
 	}
 }
