@@ -118,34 +118,62 @@ func (s *clockRun[T]) verify(id int) {
 	s.lastAt, s.lastID = at, int64(id)
 }
 
-// ClockNewReps is CLOCK-NEW's number of timed repetitions at size n: about
-// 5e4 timers in all, at least 5 and at most 51 repetitions (each is preceded
-// by a garbage collection, which dominates the run's time at small n).
-func ClockNewReps(n int) int { return min(max(50_000/max(n, 1), 5), 51) }
+// ClockNewReps is CLOCK-NEW's number of timed repetitions at size n: 11
+// below n = 1e4, 5 from it on (each repetition covers at least 2e4 timers,
+// ClockNewClocks).
+func ClockNewReps(n int) int {
+	if n < 10_000 {
+		return 11
+	}
+	return 5
+}
+
+// ClockNewClocks is how many clocks one timed repetition of CLOCK-NEW makes
+// in a row at size n: enough for 2e4 timers (2 to 5 ms here), so that a
+// repetition at n = 100 is not a 20 µs interval that the timer and the
+// scheduler move by a factor of 2 (200 clocks at n = 100, 20 at 1e3, 2 at
+// 1e4, 1 from 2e4 on).
+func ClockNewClocks(n int) int { return max(20_000/max(n, 1), 1) }
 
 // ClockNew runs CLOCK-NEW at size n (seed n): on a new clock from newC,
 // schedule n AfterFunc timers, timer i after ClockDelays(n, n)[i], in order,
 // then Advance(1 s), past the last; every callback must have run. The first
 // repetition is untimed and measures the clock's live heap per timer before
 // the advance; then reps timed repetitions (ClockNewReps(n) when reps <= 0),
-// each with a garbage collection before it, of which the median is reported,
-// per timer. The clock's creation is timed. The checksum is OrderHash over
-// the ids in the order the callbacks ran, the same on every repetition.
+// each after a garbage collection, each making ClockNewClocks(n) clocks in a
+// row: the median repetition is reported, per timer. The clocks' creation is
+// timed. The checksum is OrderHash over the ids in the order the callbacks
+// ran, the same on every clock.
 func ClockNew[T any](newC func() Clock[T], n, reps int, check bool) Result {
 	const name = "CLOCK-NEW"
 	if reps <= 0 {
 		reps = ClockNewReps(n)
 	}
+	clocks := ClockNewClocks(n)
 	s := newClockRun[T](ClockDelays(uint64(n), n), false, check)
 	res := Result{Name: name, N: n}
 	var times []time.Duration
 	var allocs uint64
 	var cs uint64
 	var end time.Duration
-	for k := 0; k <= reps; k++ {
-		s.reset()
-		s.c = nil
+	// verify checks the clock just advanced: every callback ran, and the
+	// checksum and end time are the first clock's.
+	verify := func(k int) {
+		e := s.c.Now().Sub(ClockEpoch)
+		switch {
+		case s.err != nil:
+		case s.fired != n:
+			s.err = fmt.Errorf("repetition %d: %d of the %d callbacks ran", k, s.fired, n)
+		case k > 0 && (s.cs != cs || e != end):
+			s.err = fmt.Errorf("repetition %d: order checksum %d at %v, the first repetition's %d at %v", k, s.cs, e, cs, end)
+		}
 		if k == 0 {
+			cs, end = s.cs, e
+		}
+	}
+	for k := 0; k <= reps; k++ {
+		if k == 0 {
+			s.reset()
 			m0 := heapAfterGC()
 			s.c = newC()
 			if now := s.c.Now(); !now.Equal(ClockEpoch) {
@@ -156,46 +184,44 @@ func ClockNew[T any](newC func() Clock[T], n, reps int, check bool) Result {
 			}
 			res.BytesPerAlarm = perAlarm(m0, heapAfterGC(), n)
 			s.c.Advance(time.Second)
+			verify(0)
 		} else {
+			s.c = nil
 			runtime.GC()
 			_, a0 := memStats()
 			timed(name, true)
 			start := Now()
-			s.c = newC()
-			for i := range s.d {
-				s.schedule(i, 0)
+			for range clocks {
+				s.reset()
+				s.c = newC()
+				for i := range s.d {
+					s.schedule(i, 0)
+				}
+				s.c.Advance(time.Second)
+				verify(k)
 			}
-			s.c.Advance(time.Second)
 			el := Now() - start
 			timed(name, false)
 			_, a1 := memStats()
 			allocs += a1 - a0
 			times = append(times, el)
 		}
-		e := s.c.Now().Sub(ClockEpoch)
-		switch {
-		case s.err != nil:
-		case s.fired != n:
-			s.err = fmt.Errorf("repetition %d: %d of the %d callbacks ran", k, s.fired, n)
-		case k > 0 && (s.cs != cs || e != end):
-			s.err = fmt.Errorf("repetition %d: order checksum %d at %v, the first repetition's %d at %v", k, s.cs, e, cs, end)
-		}
 		if s.err != nil {
 			res.Err = s.err
 			return res
 		}
-		cs, end = s.cs, e
 		progress(name, k, reps)
 	}
 	slices.Sort(times)
 	med := times[(len(times)-1)/2]
+	per := float64(clocks * n)
 	res.Elapsed = med
-	res.NsPerOp = float64(med.Nanoseconds()) / float64(n)
-	res.AllocsPerOp = float64(allocs) / float64(reps*n)
+	res.NsPerOp = float64(med.Nanoseconds()) / per
+	res.AllocsPerOp = float64(allocs) / (float64(reps) * per)
 	res.Checksum = cs
 	res.Counts = fmt.Sprintf("fired=%d now_end_ns=%d", n, end.Nanoseconds())
-	res.Comments = append(res.Comments, fmt.Sprintf("# %s N=%d fired=%d now_end_ns=%d reps=%d (median) min_ns=%d max_ns=%d",
-		name, n, n, end.Nanoseconds(), reps, times[0].Nanoseconds(), times[len(times)-1].Nanoseconds()))
+	res.Comments = append(res.Comments, fmt.Sprintf("# %s N=%d fired=%d now_end_ns=%d reps=%d clocks_per_rep=%d (median) min_ns=%d max_ns=%d",
+		name, n, n, end.Nanoseconds(), reps, clocks, times[0].Nanoseconds(), times[len(times)-1].Nanoseconds()))
 	return res
 }
 
