@@ -48,7 +48,13 @@ type extTimer struct {
 // newExtTimer returns a timer of c with a channel ch (or nil) and a period
 // (or 0).
 func newExtTimer(c *Clock, ch chan time.Time, period time.Duration, waiter bool) *timer {
-	e := &extTimer{ext: timerExt{ch: ch, period: period}}
+	return new(extTimer).init(c, ch, period, waiter)
+}
+
+// init sets e up as a timer of c with a channel ch (or nil) and a period (or
+// 0), and returns its timer.
+func (e *extTimer) init(c *Clock, ch chan time.Time, period time.Duration, waiter bool) *timer {
+	e.ext = timerExt{ch: ch, period: period}
 	e.timer = timer{c: c, x: &e.ext, waiter: waiter}
 	return &e.timer
 }
@@ -164,10 +170,7 @@ func (c *Clock) fireNow(t *timer) {
 // C returns the channel on which the timer delivers its time; nil for a timer
 // made by AfterFunc.
 func (t *timer) C() <-chan time.Time {
-	if ch := t.ch(); ch != nil {
-		return ch
-	}
-	return nil
+	return t.ch()
 }
 
 // Stop prevents the timer from firing. It returns true if the call stopped
@@ -347,8 +350,7 @@ func (c *Clock) NewTicker(d time.Duration) Ticker {
 
 func (c *Clock) newTicker(d time.Duration) *ticker {
 	t := &ticker{}
-	t.ext = timerExt{ch: make(chan time.Time, 1), period: d}
-	t.timer = timer{c: c, x: &t.ext, waiter: true}
+	t.init(c, make(chan time.Time, 1), d, true)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ready()
