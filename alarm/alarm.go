@@ -10,7 +10,7 @@
 // is cleared, the handle is rejected with ErrInvalidAlarm, even after its
 // record is reused for a new alarm. This holds however long the process
 // runs: IDs of wheels and queues never repeat (64 bits, taken anew by every
-// Clear), and a record whose 32-bit generation is spent is retired rather
+// Clear), and a record whose generation (25 bits) is spent is retired rather
 // than reused under an old generation.
 //
 // The zero Alarm is the null alarm, never a member of anything.

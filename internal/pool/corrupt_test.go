@@ -42,7 +42,7 @@ func TestFixtureValid(t *testing.T) {
 func TestCorruptAP1(t *testing.T) {
 	t.Run("sentinel not free", func(t *testing.T) {
 		p := newFixture(t)
-		p.recs[0].State = 1
+		p.recs[0].SetState(1)
 		invariant.Expect(t, p.Invariant(), "AP1")
 	})
 	t.Run("sentinel missing", func(t *testing.T) {
@@ -138,7 +138,7 @@ func TestCorruptAP5(t *testing.T) {
 		j := p.fwd[origin{h.index, h.gen}]
 		// Free the target behind the maps' back (Free would drop the entry),
 		// keeping the free list and the counts right.
-		p.recs[j].State = StateFree
+		p.recs[j].SetState(StateFree)
 		p.recs[j].Next = p.free
 		p.free = j
 		p.live--
@@ -165,10 +165,10 @@ func TestCorruptAP6(t *testing.T) {
 			t.Fatalf("fixture is not valid: %v", err)
 		}
 		o, ok := p.rev[1]
-		if !ok || int(o.index) >= len(p.recs) || p.recs[o.index].State == StateFree {
+		if !ok || int(o.index) >= len(p.recs) || p.recs[o.index].State() == StateFree {
 			t.Fatalf("fixture: record 1 came from %v (moved: %v), want a live index", o, ok)
 		}
-		p.recs[o.index].Gen = o.gen
+		p.recs[o.index].setGen(o.gen)
 		invariant.Expect(t, p.Invariant(), "AP6")
 	})
 }

@@ -8,7 +8,7 @@ func AgeFreeHead[T any](p *Pool[T], k uint32) bool {
 		return false
 	}
 	r := &p.recs[p.free]
-	r.Gen = max(r.Gen, MaxGen-k)
+	r.setGen(max(r.Gen(), MaxGen-k))
 	return true
 }
 
@@ -16,7 +16,7 @@ func AgeFreeHead[T any](p *Pool[T], k uint32) bool {
 // or 0 when there is none.
 func HighestSpent[T any](p *Pool[T]) int {
 	for i := len(p.recs) - 1; i > 0; i-- {
-		if p.recs[i].Gen == MaxGen {
+		if p.recs[i].Gen() == MaxGen {
 			return i
 		}
 	}

@@ -13,7 +13,7 @@
 //     pool and every Reset, so no two pools (or one pool before and after a
 //     Reset) ever share an ID;
 //   - a record's generation grows by one each time it is freed; a record
-//     freed at generation MaxGen (2^32-1) is retired instead: it never returns
+//     freed at generation MaxGen (2^25-1) is retired instead: it never returns
 //     to the free list, so no generation is issued twice for one index.
 //
 // A Pool keeps records in one slice with a free list threaded through it, so
@@ -32,7 +32,6 @@ package pool
 
 import (
 	"fmt"
-	"math"
 	"sync/atomic"
 
 	"github.com/gotimingwheel/timingwheel/invariant"
@@ -70,25 +69,44 @@ func Index(a Handle) uint32 { return a.index }
 // Gen returns the record generation a was issued with.
 func Gen(a Handle) uint32 { return a.gen }
 
-// Record states kept in Record.State.
+// Record states, which Record.State returns.
 const (
 	StateFree   uint8 = 0    // on the free list
-	StateFiring uint8 = 0xFF // removed from the structure, its handler running
-	StateDue    uint8 = 0xFE // removed from the levels, waiting in the due list
+	StateFiring uint8 = 0x7F // removed from the structure, its handler running
+	StateDue    uint8 = 0x7E // removed from the levels, waiting in the due list
 	// States 1..62 are "in a slot of level State-1".
 )
 
-// Record is one alarm's storage: 32 bytes with an 8-byte value. Time is the
+// stateBits is how many low bits of Record.gs hold the state; the generation
+// is above them.
+const stateBits = 7
+
+// Record is one alarm's storage: 24 bytes with an 8-byte value. Time is the
 // owner's ordering quantity (a key or a time in ns); Next is the owner's
-// position for the record (or, when free, links the free list); Gen counts how
-// often the record was freed; State says where the record is.
+// position for the record (or, when free, links the free list). The
+// generation (how often the record was freed, at most MaxGen) and the state
+// (where the record is) share one word, so that the record is 24 bytes rather
+// than 32: at a million alarms the records are most of the memory.
 type Record[T any] struct {
 	Time  int64
 	Value T
 	Next  uint32
-	Gen   uint32
-	State uint8
+	gs    uint32 // generation << stateBits | state
 }
+
+// State returns where the record is: StateFree, StateDue, StateFiring or a
+// level number plus one.
+func (r *Record[T]) State() uint8 { return uint8(r.gs & (1<<stateBits - 1)) }
+
+// SetState sets the record's state, which must be below 2^7, keeping its
+// generation.
+func (r *Record[T]) SetState(s uint8) { r.gs = r.gs&^(1<<stateBits-1) | uint32(s) }
+
+// Gen returns the record's generation.
+func (r *Record[T]) Gen() uint32 { return r.gs >> stateBits }
+
+// setGen sets the record's generation, at most MaxGen, keeping its state.
+func (r *Record[T]) setGen(g uint32) { r.gs = g<<stateBits | r.gs&(1<<stateBits-1) }
 
 var lastOwner atomic.Uint64
 
@@ -141,7 +159,7 @@ func NewPool[T any](capacity int) *Pool[T] {
 func (p *Pool[T]) Owner() uint64 { return p.owner }
 
 // Retired returns the number of records retired because their generation
-// reached 2^32-1.
+// reached MaxGen (2^25-1).
 func (p *Pool[T]) Retired() int { return p.retired }
 
 // Live returns the number of allocated records.
@@ -177,11 +195,12 @@ func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
 		if len(p.recs) == cap(p.recs) {
 			p.grow()
 		}
-		p.recs = append(p.recs, Record[T]{Gen: p.nextGen})
+		p.recs = append(p.recs, Record[T]{gs: p.nextGen << stateBits})
 		i = uint32(len(p.recs) - 1)
 	}
 	r := &p.recs[i]
-	r.Time, r.Value, r.Next, r.State = time, v, 0, state
+	r.Time, r.Value, r.Next = time, v, 0
+	r.gs = r.gs&^(1<<stateBits-1) | uint32(state)
 	p.live++
 	return i
 }
@@ -189,8 +208,8 @@ func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
 // grow gives the record slice room for more records: it doubles it up to
 // growDoubleMax records (a copy per doubling is cheap while the pool is
 // small), and beyond that grows it by an eighth, so that a large pool holds at
-// most 12.5% unused capacity (a record is 32 bytes with an 8-byte value; at a
-// million alarms, doubling could leave 32 MB idle). The capacity is set
+// most 12.5% unused capacity (a record is 24 bytes with an 8-byte value; at a
+// million alarms, doubling could leave 24 MB idle). The capacity is set
 // exactly: slices.Grow and append round large slices up further (Grow(s,
 // len(s)) gave 2.4 times the live count).
 func (p *Pool[T]) grow() {
@@ -208,8 +227,8 @@ func (p *Pool[T]) grow() {
 const growDoubleMax = 1 << 16
 
 // MaxGen is the last generation a record is issued with; a record freed at
-// MaxGen is retired.
-const MaxGen = math.MaxUint32
+// MaxGen is retired. Generations have 25 bits, the state 7 (Record).
+const MaxGen = 1<<(32-stateBits) - 1
 
 // Free gives record i back. Every handle to it becomes invalid: the generation
 // is bumped, or, when it is MaxGen, the record is retired for good (AP7), so
@@ -219,15 +238,15 @@ func (p *Pool[T]) Free(i uint32) {
 	r := &p.recs[i]
 	var zero T
 	r.Value = zero
-	r.State = StateFree
 	p.live--
-	if r.Gen == MaxGen {
-		r.Next = 0
-		p.retired++
+	// The next generation, in StateFree: the state's bits all set, plus
+	// one. From MaxGen the word wraps to 0, and the record retires instead
+	// (its Next is then unused: it is on no list).
+	if r.gs = r.gs | (1<<stateBits - 1) + 1; r.gs != 0 {
+		r.Next, p.free = p.free, i
 	} else {
-		r.Gen++
-		r.Next = p.free
-		p.free = i
+		r.gs = MaxGen << stateBits
+		p.retired++
 	}
 	if len(p.rev) > 0 {
 		if o, ok := p.rev[i]; ok {
@@ -244,7 +263,7 @@ func (p *Pool[T]) Handle(i uint32) Handle {
 			return Handle{owner: p.owner, index: o.index, gen: o.gen}
 		}
 	}
-	return Handle{owner: p.owner, index: i, gen: p.recs[i].Gen}
+	return Handle{owner: p.owner, index: i, gen: p.recs[i].gs >> stateBits}
 }
 
 // Lookup returns the index of a's record if a was issued by this pool and its
@@ -255,7 +274,10 @@ func (p *Pool[T]) Lookup(a Handle) (uint32, bool) {
 	}
 	if int(a.index) < len(p.recs) {
 		r := &p.recs[a.index]
-		if r.Gen == a.gen && r.State != StateFree {
+		// a's generation, in a state other than free (0), in one unsigned
+		// comparison: gs lies in [gen<<stateBits + 1, gen<<stateBits +
+		// 2^stateBits - 1] (every handle issued has gen <= MaxGen).
+		if r.gs-(a.gen<<stateBits+1) < 1<<stateBits-1 {
 			return a.index, true
 		}
 	}
@@ -293,7 +315,7 @@ func (p *Pool[T]) Reset() {
 // retired records stay where they are, and so does every record at the last
 // generation (the slice is cut above the highest of them); records appended
 // later at the indices the cut releases start above every generation issued
-// there. So after 2^32 reuses of one record Shrink still releases what lies
+// there. So after 2^25 reuses of one record Shrink still releases what lies
 // above it. Cost: O(len(records)).
 func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 	onList := make([]bool, len(p.recs))
@@ -304,7 +326,7 @@ func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 	// record at the last generation, whose index must never be issued again.
 	newLen := p.live + p.retired + 1
 	for i := len(p.recs) - 1; i >= newLen; i-- {
-		if p.recs[i].Gen == MaxGen {
+		if p.recs[i].Gen() == MaxGen {
 			newLen = i + 1
 			break
 		}
@@ -313,7 +335,7 @@ func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 	// slot that is on the free list (not retired).
 	j := uint32(1)
 	for i := uint32(newLen); int(i) < len(p.recs); i++ {
-		if p.recs[i].State == StateFree {
+		if p.recs[i].State() == StateFree {
 			continue
 		}
 		for !onList[j] {
@@ -321,13 +343,13 @@ func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 		}
 		onList[j] = false
 		r := p.recs[i]
-		o := origin{i, r.Gen}
+		o := origin{i, r.Gen()}
 		if prev, ok := p.rev[i]; ok { // moved before: its handles name prev
 			o = prev
 			delete(p.rev, i)
 		}
 		// The copy takes a generation above every stale handle of slot j.
-		r.Gen = max(r.Gen, p.recs[j].Gen)
+		r.setGen(max(r.Gen(), p.recs[j].Gen()))
 		p.recs[j] = r
 		if p.fwd == nil {
 			p.fwd, p.rev = map[origin]uint32{}, map[uint32]origin{}
@@ -340,7 +362,7 @@ func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 	// generation issued there (none of them is at MaxGen), so no old handle,
 	// stale or forwarded, can name them.
 	for _, r := range p.recs[newLen:] {
-		p.nextGen = max(p.nextGen, r.Gen+1)
+		p.nextGen = max(p.nextGen, r.Gen()+1)
 	}
 	recs := make([]Record[T], newLen, newLen+max(slack, 0))
 	copy(recs, p.recs[:newLen])
@@ -393,8 +415,8 @@ func (p *Pool[T]) checkAP1() error {
 	if len(p.recs) == 0 {
 		return invariant.Errorf("AP1", "sentinel record 0 missing")
 	}
-	if p.recs[0].State != StateFree {
-		return invariant.Errorf("AP1", "sentinel record 0 is in state %d", p.recs[0].State)
+	if p.recs[0].State() != StateFree {
+		return invariant.Errorf("AP1", "sentinel record 0 is in state %d", p.recs[0].State())
 	}
 	return nil
 }
@@ -407,8 +429,8 @@ func (p *Pool[T]) checkAP2() (onList []bool, n int, err error) {
 		if int(i) >= len(p.recs) {
 			return nil, 0, invariant.Errorf("AP2", "free list reaches index %d beyond %d records", i, len(p.recs))
 		}
-		if p.recs[i].State != StateFree {
-			return nil, 0, invariant.Errorf("AP2", "free list holds record %d in state %d", i, p.recs[i].State)
+		if p.recs[i].State() != StateFree {
+			return nil, 0, invariant.Errorf("AP2", "free list holds record %d in state %d", i, p.recs[i].State())
 		}
 		if onList[i] {
 			return nil, 0, invariant.Errorf("AP2", "free list has a cycle through record %d", i)
@@ -444,7 +466,7 @@ func (p *Pool[T]) checkAP5() error {
 		return invariant.Errorf("AP5", "%d forward entries, %d reverse", len(p.fwd), len(p.rev))
 	}
 	for o, j := range p.fwd {
-		if back, ok := p.rev[j]; !ok || back != o || int(j) >= len(p.recs) || p.recs[j].State == StateFree {
+		if back, ok := p.rev[j]; !ok || back != o || int(j) >= len(p.recs) || p.recs[j].State() == StateFree {
 			return invariant.Errorf("AP5", "moved record %v -> %d: reverse %v (%v), or the target is free",
 				o, j, back, ok)
 		}
@@ -456,7 +478,7 @@ func (p *Pool[T]) checkAP5() error {
 // other record's: Lookup(Handle(i)) = i for every record i >= 1 not free.
 func (p *Pool[T]) checkAP6() error {
 	for i := 1; i < len(p.recs); i++ {
-		if p.recs[i].State == StateFree {
+		if p.recs[i].State() == StateFree {
 			continue
 		}
 		h := p.Handle(uint32(i))
@@ -473,12 +495,12 @@ func (p *Pool[T]) checkAP6() error {
 func (p *Pool[T]) checkAP7(onList []bool) error {
 	retired := 0
 	for i := 1; i < len(p.recs); i++ {
-		if p.recs[i].State != StateFree || onList[i] {
+		if p.recs[i].State() != StateFree || onList[i] {
 			continue
 		}
-		if p.recs[i].Gen != MaxGen {
+		if p.recs[i].Gen() != MaxGen {
 			return invariant.Errorf("AP7", "record %d is free, off the free list, at generation %d (not retired)",
-				i, p.recs[i].Gen)
+				i, p.recs[i].Gen())
 		}
 		retired++
 	}

@@ -2,11 +2,13 @@ package pool
 
 // Handles never alias: each way a stale or foreign handle could name a live
 // record after a counter wraps is tested by setting the counter next to its
-// limit, instead of looping four billion times.
+// limit, instead of looping billions (owners) or millions (generations) of
+// times.
 
 import (
 	"math"
 	"testing"
+	"unsafe"
 )
 
 // raiseOwnerCounter moves the process-wide owner counter up to at least v.
@@ -20,14 +22,14 @@ func raiseOwnerCounter(v uint64) {
 	}
 }
 
-// A record's generation is 32 bits. A record freed at the last generation is
+// A record's generation is 25 bits. A record freed at the last generation is
 // retired: it never returns to the free list, so the handles it issued at
 // the last two generations stay rejected, and the next Alloc takes a new
 // record.
 func TestGenerationNeverWraps(t *testing.T) {
 	p := NewPool[string](0)
 	i := p.Alloc(10, "a", 1)
-	p.recs[i].Gen = MaxGen - 1 // as if freed 2^32-2 times
+	p.recs[i].setGen(MaxGen - 1) // as if freed 2^25-2 times
 	h1 := p.Handle(i)
 	p.Free(i) // generation MaxGen, back on the free list
 	if j := p.Alloc(20, "b", 1); j != i {
@@ -79,8 +81,8 @@ func TestGenerationNeverWraps(t *testing.T) {
 	if len(p.recs) != 4 { // sentinel, retired 1, "c" at 2, the last "x" moved to 3
 		t.Fatalf("after Shrink %d records, want 4", len(p.recs))
 	}
-	if p.recs[i].Gen != MaxGen || p.recs[i].State != StateFree || p.Retired() != 1 {
-		t.Fatalf("retired record %d: generation %d, state %d, Retired %d", i, p.recs[i].Gen, p.recs[i].State, p.Retired())
+	if p.recs[i].Gen() != MaxGen || p.recs[i].State() != StateFree || p.Retired() != 1 {
+		t.Fatalf("retired record %d: generation %d, state %d, Retired %d", i, p.recs[i].Gen(), p.recs[i].State(), p.Retired())
 	}
 	if j, ok := p.Lookup(hs[6]); !ok || p.recs[j].Value != "x" {
 		t.Fatalf("live handle %v lost by Shrink: %d, %v", hs[6], j, ok)
@@ -167,4 +169,37 @@ func TestOwnerIDExhaustionPanics(t *testing.T) {
 		}
 	}()
 	NewOwnerID()
+}
+
+// A record with an 8-byte value is 24 bytes: the generation and the state
+// share a word. Every state fits in the state's bits, and setting either half
+// keeps the other.
+func TestRecordPacking(t *testing.T) {
+	if n := unsafe.Sizeof(Record[int64]{}); n != 24 {
+		t.Fatalf("a record with an int64 value is %d bytes, want 24", n)
+	}
+	const levels = 62 // levelbits.MaxNumBits levels of one bit each
+	states := []uint8{StateFree, StateDue, StateFiring}
+	for l := 0; l < levels; l++ {
+		states = append(states, uint8(l+1))
+	}
+	seen := map[uint8]bool{}
+	for _, s := range states {
+		if s >= 1<<stateBits || seen[s] {
+			t.Fatalf("state %#x is not below 2^%d or is used twice", s, stateBits)
+		}
+		seen[s] = true
+		for _, g := range []uint32{0, 1, MaxGen - 1, MaxGen} {
+			var r Record[int64]
+			r.setGen(g)
+			r.SetState(s)
+			if r.Gen() != g || r.State() != s {
+				t.Fatalf("setGen(%d), SetState(%#x): read back generation %d, state %#x", g, s, r.Gen(), r.State())
+			}
+			r.setGen(g ^ 1)
+			if r.Gen() != g^1 || r.State() != s {
+				t.Fatalf("setGen(%d) after SetState(%#x): read back generation %d, state %#x", g^1, s, r.Gen(), r.State())
+			}
+		}
+	}
 }

@@ -71,13 +71,13 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatalf("fixture geometry: %+v", q.levels)
 	}
 	for _, name := range []string{"k5", "k13"} {
-		if r := f.rec(name); r.State != 2 {
-			t.Fatalf("%s in state %d, want level 1", name, r.State)
+		if r := f.rec(name); r.State() != 2 {
+			t.Fatalf("%s in state %d, want level 1", name, r.State())
 		}
 	}
 	for _, name := range []string{"k30", "k70"} {
-		if r := f.rec(name); r.State != 3 {
-			t.Fatalf("%s in state %d, want level 2", name, r.State)
+		if r := f.rec(name); r.State() != 3 {
+			t.Fatalf("%s in state %d, want level 2", name, r.State())
 		}
 	}
 	return f
@@ -160,7 +160,7 @@ func TestCorruptPQ3(t *testing.T) {
 	})
 	t.Run("state names another level", func(t *testing.T) {
 		f := newFixture(t)
-		f.rec("k30").State = 2
+		f.rec("k30").SetState(2)
 		invariant.Expect(t, f.q.Invariant(), "PQ3")
 	})
 }
@@ -276,7 +276,7 @@ func TestCorruptPQ9(t *testing.T) {
 func TestCorruptPQ10(t *testing.T) {
 	t.Run("due record's state", func(t *testing.T) {
 		f := newFixture(t)
-		f.rec("k2").State = 2 // says level 1, but it is in the due list
+		f.rec("k2").SetState(2) // says level 1, but it is in the due list
 		invariant.Expect(t, f.q.Invariant(), "PQ10")
 	})
 	t.Run("due keys out of order", func(t *testing.T) {
@@ -289,7 +289,8 @@ func TestCorruptPQ10(t *testing.T) {
 	t.Run("due key above MinAllowedKey", func(t *testing.T) {
 		f := newFixture(t)
 		r := f.rec("k2")
-		r.State, r.Time = pool.StateDue, 4 // explicitly due, but key 4 > MinAllowedKey 3
+		r.SetState(pool.StateDue)
+		r.Time = 4 // explicitly due, but key 4 > MinAllowedKey 3
 		invariant.Expect(t, f.q.Invariant(), "PQ10")
 	})
 	t.Run("due position", func(t *testing.T) {
@@ -337,8 +338,8 @@ func TestCorruptPQ12(t *testing.T) {
 	}
 	i, _ := q.pool.Lookup(a)
 	r := q.rec(i)
-	if r.State != 2 {
-		t.Fatalf("key 5 in state %d, want level 1", r.State)
+	if r.State() != 2 {
+		t.Fatalf("key 5 in state %d, want level 1", r.State())
 	}
 	q.del(1, q.levels[1].slot(5), i)
 	r.Time = 40 << shift // key 40: level 2 [16, 79], slot 2
@@ -350,7 +351,7 @@ func TestCorruptPQ12(t *testing.T) {
 func TestCorruptPoolThroughQueue(t *testing.T) {
 	t.Run("AP1", func(t *testing.T) {
 		f := newFixture(t)
-		f.q.pool.Rec(0).State = 1
+		f.q.pool.Rec(0).SetState(1)
 		invariant.Expect(t, f.q.Invariant(), "AP1")
 	})
 	t.Run("AP2", func(t *testing.T) {
@@ -359,7 +360,7 @@ func TestCorruptPoolThroughQueue(t *testing.T) {
 		if err := f.q.Remove(f.h["k70"]); err != nil {
 			t.Fatal(err)
 		}
-		f.q.pool.Rec(i).State = 3 // on the free list, but says "level 2"
+		f.q.pool.Rec(i).SetState(3) // on the free list, but says "level 2"
 		invariant.Expect(t, f.q.Invariant(), "AP2")
 	})
 	t.Run("AP7", func(t *testing.T) {
@@ -505,7 +506,7 @@ func TestCorruptPQ15(t *testing.T) {
 	})
 	t.Run("record not in state 1", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.rec(q.rad.b[3].e[0].idx).State = 2
+		q.rec(q.rad.b[3].e[0].idx).SetState(2)
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("record's position wrong", func(t *testing.T) {

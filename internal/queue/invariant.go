@@ -118,7 +118,7 @@ func (q *Queue[T]) walkSlot(l, s int) (n int, slotMin int64, err error) {
 			}
 			r := q.rec(i)
 			key := q.keyOf(r)
-			if err := lv.checkPQ3(l, i, r.State, key); err != nil {
+			if err := lv.checkPQ3(l, i, r.State(), key); err != nil {
 				return 0, 0, err
 			}
 			if err := lv.checkPQ4(l, s, i, key); err != nil {
@@ -309,7 +309,7 @@ func (q *Queue[T]) checkPQ10() (due int, err error) {
 		key := q.keyOf(r)
 		if !q.isDue(r, key) || key < prevKey || key > q.minAllowed {
 			return 0, invariant.Errorf("PQ10", "due record %d: state %d, key %d after key %d, MinAllowedKey %d",
-				i, r.State, key, prevKey, q.minAllowed)
+				i, r.State(), key, prevKey, q.minAllowed)
 		}
 		prevKey = key
 		due++
@@ -395,10 +395,10 @@ func (q *Queue[T]) checkPQ15() (n int, smallest int64, err error) {
 				return 0, 0, invariant.Errorf("PQ15", "bucket %d position %d holds bad index %d", b, p, e.idx)
 			}
 			rec := q.rec(e.idx)
-			if rec.State != 1 || q.keyOf(rec) != e.key || rec.Next != rpos(b, p) ||
+			if rec.State() != 1 || q.keyOf(rec) != e.key || rec.Next != rpos(b, p) ||
 				e.key < q.minAllowed || e.key > q.MaxAllowedKey() || r.bucketOf(e.key) != b {
 				return 0, 0, invariant.Errorf("PQ15", "bucket %d position %d: record %d (state %d, key %d, Next %#x) under key %d (bucket %d against base %d), allowed [%d, %d]",
-					b, p, e.idx, rec.State, q.keyOf(rec), rec.Next, e.key, r.bucketOf(e.key), r.last, q.minAllowed, q.MaxAllowedKey())
+					b, p, e.idx, rec.State(), q.keyOf(rec), rec.Next, e.key, r.bucketOf(e.key), r.last, q.minAllowed, q.MaxAllowedKey())
 			}
 			live++
 			smallest = min(smallest, e.key)

@@ -377,7 +377,7 @@ func (q *Queue[T]) detach(i uint32) {
 		if q.small {
 			q.smallDel(i, key)
 		} else {
-			l := int(r.State) - 1
+			l := int(r.State()) - 1
 			q.del(l, q.levels[l].slot(key), i)
 		}
 		if q.minValid && key == q.minKey {
@@ -392,14 +392,14 @@ func (q *Queue[T]) detach(i uint32) {
 // touching their records, so a record still marked as on level 0 whose key is
 // below MinAllowedKey is due; RemoveAtMinKey marks the records it moves.
 func (q *Queue[T]) isDue(r *pool.Record[T], key int64) bool {
-	return r.State == pool.StateDue || r.State == 1 && key < q.minAllowed
+	return r.State() == pool.StateDue || r.State() == 1 && key < q.minAllowed
 }
 
 // member returns the record index of a if a is in the queue (linked at a level
 // or due, not being fired).
 func (q *Queue[T]) member(a pool.Handle) (uint32, bool) {
 	i, ok := q.pool.Lookup(a)
-	if !ok || q.rec(i).State == pool.StateFiring {
+	if !ok || q.rec(i).State() == pool.StateFiring {
 		return 0, false
 	}
 	return i, true
@@ -840,7 +840,7 @@ func (q *Queue[T]) fireDue(removed func(Element[T])) (n int) {
 			warm = min(q.duePos+prefetchBurst, len(q.dueBuf))
 			var x uint8
 			for _, j := range q.dueBuf[q.duePos:warm] {
-				x += q.rec(j).State
+				x += touchRec(q.rec(j))
 			}
 			q.sink = x
 		}
@@ -853,7 +853,7 @@ func (q *Queue[T]) fireDue(removed func(Element[T])) (n int) {
 		q.length--
 		q.counts.Fired++
 		n++
-		q.rec(i).State = pool.StateFiring
+		q.rec(i).SetState(pool.StateFiring)
 		if removed == nil {
 			q.pool.Free(i)
 			continue
@@ -987,10 +987,15 @@ func (q *Queue[T]) moveAll(l int, idx []uint32, reverse bool) {
 func (q *Queue[T]) touch(idx []uint32) {
 	var x uint8
 	for _, i := range idx {
-		x += q.rec(i).State
+		x += touchRec(q.rec(i))
 	}
 	q.sink = x
 }
+
+// touchRec loads the first and the last word of record r (its time and its
+// state), which lie in the two cache lines a 24-byte record may straddle,
+// and returns a byte of them for a sink.
+func touchRec[T any](r *pool.Record[T]) uint8 { return uint8(r.Time) + r.State() }
 
 // moveDown puts record i, from a slot of level l that the minimum has passed,
 // ahead of the highest lower level's slot for its key.
@@ -1086,7 +1091,7 @@ func (q *Queue[T]) Shrink() {
 	}
 	q.pool.Shrink(0, func(from, to uint32) {
 		r := q.rec(to)
-		if r.State == pool.StateFiring {
+		if r.State() == pool.StateFiring {
 			for k := range q.firing {
 				if q.firing[k] == from {
 					q.firing[k] = to
@@ -1106,7 +1111,7 @@ func (q *Queue[T]) Shrink() {
 			q.smallMoved(from, to)
 			return
 		}
-		l := int(r.State) - 1
+		l := int(r.State()) - 1
 		v := &q.levels[l].slots[q.levels[l].slot(q.keyOf(r))]
 		if p := r.Next; p&frontBit != 0 {
 			v.front[p&^frontBit] = to

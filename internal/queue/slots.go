@@ -77,7 +77,7 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 		r.Next = uint32(len(v.back))
 		v.back = append(v.back, i)
 	}
-	r.State = uint8(l + 1)
+	r.SetState(uint8(l + 1))
 	lv.slots[s].count++
 	lv.occupied.set(s)
 	lv.length++
@@ -217,7 +217,7 @@ func (q *Queue[T]) dueDel(i uint32) {
 
 // toDue appends record i, already taken out of its slot, to the due list.
 func (q *Queue[T]) toDue(i uint32) {
-	q.rec(i).State = pool.StateDue
+	q.rec(i).SetState(pool.StateDue)
 	q.dueBuf = append(q.dueBuf, i)
 	q.dueLen++
 	q.minValid = false

@@ -198,7 +198,7 @@ func (q *Queue[T]) smallPut(i uint32, key int64) {
 	}
 	q.rpush(r.bucketOf(key), i, key)
 	r.n++
-	q.rec(i).State = 1
+	q.rec(i).SetState(1)
 }
 
 // smallFind returns the bucket and position of record i, whose key is key.
