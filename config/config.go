@@ -104,8 +104,8 @@ func WithLevelBits(lb levelbits.LevelBits) Option {
 
 // MaxCapacity is the largest capacity New accepts: the number of alarm
 // records a wheel or queue can index (2^32-2). Records are allocated up
-// front, 32 bytes each with an 8-byte value, so a capacity near the limit
-// needs about 137 GB of memory.
+// front, 24 bytes each with an 8-byte value, so a capacity near the limit
+// needs about 103 GB of memory.
 const MaxCapacity = pool.MaxRecords
 
 // WithCapacity sets how many alarm records are allocated up front (default 0:

@@ -57,9 +57,6 @@ func (a Handle) String() string {
 	return fmt.Sprintf("alarm(%d/%d@%d)", a.owner, a.index, a.gen)
 }
 
-// Make returns the handle with the given parts.
-func Make(owner uint64, index, gen uint32) Handle { return Handle{owner, index, gen} }
-
 // Owner returns the ID of the pool that issued a.
 func Owner(a Handle) uint64 { return a.owner }
 
@@ -276,7 +273,8 @@ func (p *Pool[T]) Lookup(a Handle) (uint32, bool) {
 		r := &p.recs[a.index]
 		// a's generation, in a state other than free (0), in one unsigned
 		// comparison: gs lies in [gen<<stateBits + 1, gen<<stateBits +
-		// 2^stateBits - 1] (every handle issued has gen <= MaxGen).
+		// 2^stateBits - 1]. This needs gen <= MaxGen, which holds for every
+		// handle: only a pool makes them, from its records' generations.
 		if r.gs-(a.gen<<stateBits+1) < 1<<stateBits-1 {
 			return a.index, true
 		}
