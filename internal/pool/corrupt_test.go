@@ -172,3 +172,9 @@ func TestCorruptAP6(t *testing.T) {
 		invariant.Expect(t, p.Invariant(), "AP6")
 	})
 }
+
+func TestCorruptAP8(t *testing.T) {
+	p := newFixture(t)
+	p.nextGen = wornGen + 1 // as if Shrink had cut a worn record
+	invariant.Expect(t, p.Invariant(), "AP8")
+}

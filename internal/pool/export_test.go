@@ -12,11 +12,11 @@ func AgeFreeHead[T any](p *Pool[T], k uint32) bool {
 	return true
 }
 
-// HighestSpent returns the highest index of a record at generation MaxGen,
-// or 0 when there is none.
-func HighestSpent[T any](p *Pool[T]) int {
+// HighestWorn returns the highest index of a worn record (generation
+// wornGen or above, MaxGen included), or 0 when there is none.
+func HighestWorn[T any](p *Pool[T]) int {
 	for i := len(p.recs) - 1; i > 0; i-- {
-		if p.recs[i].Gen() == MaxGen {
+		if p.recs[i].Gen() >= wornGen {
 			return i
 		}
 	}

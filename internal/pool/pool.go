@@ -27,7 +27,8 @@
 // owner != 0; AP5 the forwarding maps Shrink keeps are inverse to each other
 // and point at allocated records; AP6 every allocated record is found by the
 // handle Handle gives for it, and by no other record's; AP7 a free record off
-// the free list is retired: its generation is MaxGen.
+// the free list is retired: its generation is MaxGen; AP8 records appended
+// after a Shrink start at a generation of at most wornGen.
 package pool
 
 import (
@@ -132,7 +133,7 @@ type Pool[T any] struct {
 	// empty unless Shrink moved something.
 	fwd     map[origin]uint32
 	rev     map[uint32]origin
-	nextGen uint32 // generation for records appended after a Shrink: above every one issued
+	nextGen uint32 // generation for records appended after a Shrink: above every one issued at the indices it cut (AP8: at most wornGen)
 }
 
 // origin is what a handle names: a record index and its generation then.
@@ -226,6 +227,12 @@ const growDoubleMax = 1 << 16
 // MaxGen is the last generation a record is issued with; a record freed at
 // MaxGen is retired. Generations have 25 bits, the state 7 (Record).
 const MaxGen = 1<<(32-stateBits) - 1
+
+// wornGen is the generation from which a record is worn: Shrink releases no
+// index at or below a worn record, so records appended after a Shrink start
+// at a generation of at most wornGen (AP8), and every record serves at least
+// MaxGen - wornGen (29.4 million) frees before it retires.
+const wornGen = 1 << 22
 
 // Free gives record i back. Every handle to it becomes invalid: the generation
 // is bumped, or, when it is MaxGen, the record is retired for good (AP7), so
@@ -321,10 +328,12 @@ func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 		onList[i] = true
 	}
 	// Cut at newLen: room for the live and retired records, and above every
-	// record at the last generation, whose index must never be issued again.
+	// worn record (one at the last generation must never be issued again,
+	// and one near it would make every record appended later start near
+	// it, and so retire after a few frees: AP8).
 	newLen := p.live + p.retired + 1
 	for i := len(p.recs) - 1; i >= newLen; i-- {
-		if p.recs[i].Gen() == MaxGen {
+		if p.recs[i].Gen() >= wornGen {
 			newLen = i + 1
 			break
 		}
@@ -380,13 +389,16 @@ func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 // entries of the forwarding map).
 func (p *Pool[T]) Moved() int { return len(p.fwd) }
 
-// Invariant checks AP1-AP7 and returns nil or an *invariant.Violation naming
+// Invariant checks AP1-AP8 and returns nil or an *invariant.Violation naming
 // the first one broken. docs/invariants.md states each and names the function
-// that checks it (checkAP3 checks AP3). The order is AP4, AP1, AP2, AP7, AP3,
-// AP5, AP6: AP2's walk of the free list tells AP7 which free records are off
+// that checks it (checkAP3 checks AP3). The order is AP4, AP8, AP1, AP2, AP7,
+// AP3, AP5, AP6: AP2's walk of the free list tells AP7 which free records are off
 // it and AP3 how many are on it. It costs O(len(records)).
 func (p *Pool[T]) Invariant() error {
 	if err := p.checkAP4(); err != nil {
+		return err
+	}
+	if err := p.checkAP8(); err != nil {
 		return err
 	}
 	if err := p.checkAP1(); err != nil {
@@ -406,6 +418,15 @@ func (p *Pool[T]) Invariant() error {
 		return err
 	}
 	return p.checkAP6()
+}
+
+// checkAP8: records appended from now on start at a generation of at most
+// wornGen, so each serves at least MaxGen - wornGen frees: nextGen <= wornGen.
+func (p *Pool[T]) checkAP8() error {
+	if p.nextGen > wornGen {
+		return invariant.Errorf("AP8", "new records start at generation %d, above the worn generation %d", p.nextGen, wornGen)
+	}
+	return nil
 }
 
 // checkAP1: record 0 is the sentinel "no record": it exists and is free.

@@ -9,6 +9,8 @@ import (
 	"math"
 	"testing"
 	"unsafe"
+
+	"github.com/gotimingwheel/timingwheel/levelbits"
 )
 
 // raiseOwnerCounter moves the process-wide owner counter up to at least v.
@@ -178,7 +180,7 @@ func TestRecordPacking(t *testing.T) {
 	if n := unsafe.Sizeof(Record[int64]{}); n != 24 {
 		t.Fatalf("a record with an int64 value is %d bytes, want 24", n)
 	}
-	const levels = 62 // levelbits.MaxNumBits levels of one bit each
+	const levels = levelbits.MaxNumBits // that many levels of one bit each
 	states := []uint8{StateFree, StateDue, StateFiring}
 	for l := 0; l < levels; l++ {
 		states = append(states, uint8(l+1))
@@ -201,5 +203,69 @@ func TestRecordPacking(t *testing.T) {
 				t.Fatalf("setGen(%d) after SetState(%#x): read back generation %d, state %#x", g^1, s, r.Gen(), r.State())
 			}
 		}
+	}
+}
+
+// Shrink keeps a worn record in place rather than cutting it: records
+// appended later would otherwise start at a generation above its own, near
+// the last, and retire after a few frees each, one record lost per add.
+func TestShrinkKeepsWornRecords(t *testing.T) {
+	p := NewPool[int](0)
+	a, b := p.Alloc(0, 1, 1), p.Alloc(0, 2, 1)
+	p.recs[b].setGen(MaxGen - 2) // as if freed 2^25-3 times
+	p.Free(a)
+	p.Free(b) // generation MaxGen-1, free
+	p.Shrink(0, func(from, to uint32) {})
+	if err := p.Invariant(); err != nil {
+		t.Fatalf("after Shrink: %v", err)
+	}
+	for k := range 1000 {
+		p.Free(p.Alloc(0, k, 1))
+		p.Free(p.Alloc(0, k, 1)) // two records in turn, neither worn once b retires
+	}
+	if p.Retired() > 1 {
+		t.Fatalf("after 2000 adds and frees, %d records retired, want at most b", p.Retired())
+	}
+	if err := p.Invariant(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A record reused 2^25 times for real (no generation set by hand) retires at
+// its 2^25-th free: every handle it issued stays rejected, and the next
+// Alloc takes a new record.
+func TestGenerationWrapForReal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2^25 allocations")
+	}
+	p := NewPool[int](0)
+	first := p.Handle(p.Alloc(0, 0, 1))
+	i := Index(first)
+	p.Free(i)
+	for range MaxGen - 1 {
+		if j := p.Alloc(0, 0, 1); j != i {
+			t.Fatalf("Alloc took record %d, want %d", j, i)
+		}
+		p.Free(i)
+	}
+	// MaxGen frees so far: the record is at the last generation.
+	last := p.Handle(p.Alloc(0, 0, 1))
+	if Gen(last) != MaxGen || p.Retired() != 0 {
+		t.Fatalf("after %d frees: generation %d, %d retired; want %d, 0", MaxGen, Gen(last), p.Retired(), MaxGen)
+	}
+	p.Free(i) // the 2^25-th
+	if p.Retired() != 1 {
+		t.Fatalf("after 2^25 frees %d records retired, want 1", p.Retired())
+	}
+	if j := p.Alloc(0, 0, 1); j == i {
+		t.Fatalf("Alloc reused the retired record %d", i)
+	}
+	for _, h := range []Handle{first, last} {
+		if _, ok := p.Lookup(h); ok {
+			t.Fatalf("handle %v of the retired record is accepted", h)
+		}
+	}
+	if err := p.Invariant(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -304,7 +304,7 @@ func TestCorruptPQ11(t *testing.T) {
 	t.Run("leaked record", func(t *testing.T) {
 		f := newFixture(t)
 		// A record the pool counts as live but the queue does not hold: the
-		// pool itself stays consistent (AP1-AP7), only PQ11 sees the leak.
+		// pool itself stays consistent (AP1-AP8), only PQ11 sees the leak.
 		f.q.pool.Alloc(4, "leaked", 1)
 		invariant.Expect(t, f.q.Invariant(), "PQ11")
 	})
