@@ -88,7 +88,8 @@ func BenchmarkAdd(b *testing.B) {
 				}
 			}
 			// Warm up: grow the pool and the slots. Removals leave tombstones
-			// and a slot is compacted only when they outnumber its elements,
+			// and a slot is compacted only when they outnumber its elements
+			// three to one,
 			// so a slot's vector reaches its largest length only after adds
 			// and removals of several times its elements: add 4n in all.
 			for w := 0; w < 4 || w*len(batch) < 4*n; w++ {

@@ -14,10 +14,11 @@ import (
 // start. Adds append to back. A cascade puts each element ahead of everything
 // already in its new slot: it appends to front, or to back when the slot is
 // empty (ahead of nothing is the back, and back has capacity from the level's
-// arena), so back may hold cascaded elements too. A removed element leaves a tombstone (index 0);
-// a slot is compacted when tombstones outnumber its elements, and emptied when
-// its last element leaves or it is fired or cascaded. A record's Next holds its
-// position: the index in back, or frontBit | the index in front.
+// arena), so back may hold cascaded elements too. A removed element leaves a
+// tombstone (index 0); a slot is compacted when tombstones outnumber its
+// elements three to one (compactRatio), and emptied when its last element
+// leaves or it is fired or cascaded. A record's Next holds its position: the
+// index in back, or frontBit | the index in front.
 
 const frontBit = 1 << 31
 
@@ -56,7 +57,7 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 	}
 	v := &lv.slots[s]
 	n := len(v.front) + len(v.back)
-	if n >= 32 && n > 2*int(lv.slots[s].count) {
+	if n >= 32 && n > compactRatio*int(lv.slots[s].count) {
 		q.compact(l, s)
 	}
 	r := q.rec(i)
@@ -82,6 +83,16 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 	lv.occupied.set(s)
 	lv.length++
 }
+
+// compactRatio: a slot of 32 entries or more is compacted when it holds more
+// than compactRatio entries per element, so when tombstones outnumber its
+// elements compactRatio-1 to one. A compaction writes the position of every
+// element it keeps into the element's record, a cache miss each in a large
+// wheel; waiting for three tombstones per element instead of one made those
+// writes a third as many (TIMEOUT: compaction 9% of the profile -> 3%), for at
+// most 12 bytes of tombstones per element instead of 4, in slots that see
+// removals (docs/performance.md, phase 4).
+const compactRatio = 4
 
 // frontStart is the capacity a slot's front vector starts with when a
 // cascade first puts an element ahead in it.
