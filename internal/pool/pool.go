@@ -317,11 +317,13 @@ func (p *Pool[T]) Reset() {
 // fix the links that point at from.
 //
 // No generation is ever issued twice for one index, across a Shrink too:
-// retired records stay where they are, and so does every record at the last
-// generation (the slice is cut above the highest of them); records appended
-// later at the indices the cut releases start above every generation issued
-// there. So after 2^25 reuses of one record Shrink still releases what lies
-// above it. Cost: O(len(records)).
+// retired records stay where they are, and so does every worn record, one
+// whose generation reached wornGen (the slice is cut above the highest of
+// them); records appended later at the indices the cut releases start above
+// every generation issued there, which is at most wornGen (AP8). So after
+// 2^25 reuses of one record Shrink still releases what lies above it, and a
+// record appended later serves at least MaxGen - wornGen frees. Cost:
+// O(len(records)).
 func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 	onList := make([]bool, len(p.recs))
 	for i := p.free; i != 0; i = p.recs[i].Next {
@@ -366,7 +368,7 @@ func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 		moved(i, j)
 	}
 	// Records appended later at the released indices start above every
-	// generation issued there (none of them is at MaxGen), so no old handle,
+	// generation issued there (none of them is worn), so no old handle,
 	// stale or forwarded, can name them.
 	for _, r := range p.recs[newLen:] {
 		p.nextGen = max(p.nextGen, r.Gen()+1)
