@@ -113,7 +113,6 @@ import (
 	"time"
 
 	"github.com/gotimingwheel/timingwheel/config"
-	"github.com/gotimingwheel/timingwheel/internal/queue"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
 
@@ -206,7 +205,7 @@ type Clock struct {
 	tickerFuncs map[*timer]func() error // running TickerFuncs: their f
 	traps       []*Trap                 // open traps, oldest first
 	ntraps      atomic.Int32            // len(traps), read without mu
-	collect     func(queue.Element[*timer])
+	collect     func(*timer)
 	trace       func(*timer) // tests: called at each fire, under mu
 }
 
@@ -635,9 +634,8 @@ func (c *Clock) collectTo(target int64) {
 }
 
 // collectAlarm is the wheel's handler: it moves a fired alarm's timer to the
-// batch. It runs under mu and calls no user code.
-func (c *Clock) collectAlarm(f queue.Element[*timer]) {
-	t := f.Value
+// batch. It runs under mu and calls no user code and nothing of the wheel.
+func (c *Clock) collectAlarm(t *timer) {
 	t.state = stateDue
 	c.batch = append(c.batch, entry{t: t, seq: t.seq, at: t.at})
 }

@@ -54,9 +54,11 @@ func (w *wheel) remove(a alarm.Alarm) {
 }
 
 // advanceLimit is timingwheel.Wheel.AdvanceClockLimit: it fires the alarms of
-// the intervals before to's, in order, and stops once it has fired at least
-// limit of them, at the end of an interval. It reports whether it reached to.
-func (w *wheel) advanceLimit(to int64, limit int, fired func(queue.Element[*timer])) bool {
+// the intervals before to's, in order, passing each one's timer to take, and
+// stops once it has fired at least limit of them, at the end of an interval.
+// It reports whether it reached to. take must call nothing of the wheel
+// (queue.TakeDue).
+func (w *wheel) advanceLimit(to int64, limit int, take func(*timer)) bool {
 	if limit < 1 {
 		panic("simclock: a chunk of fewer than one alarm") // the queue would take 0 for no limit
 	}
@@ -68,15 +70,16 @@ func (w *wheel) advanceLimit(to int64, limit int, fired func(queue.Element[*time
 	} else {
 		w.now = reached << w.shift
 	}
-	w.q.FireDue(fired)
+	w.q.TakeDue(take)
 	w.check()
 	return done
 }
 
 // firePast is timingwheel.Wheel.FirePastAlarms: it fires the alarms of the
-// current interval with times at or before now.
-func (w *wheel) firePast(fired func(queue.Element[*timer])) {
-	w.q.RemoveAtMinKey(w.now, fired)
+// current interval with times at or before now, passing each one's timer to
+// take, which must call nothing of the wheel.
+func (w *wheel) firePast(take func(*timer)) {
+	w.q.TakeAtMinKey(w.now, take)
 	w.check()
 }
 

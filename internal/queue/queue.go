@@ -874,6 +874,38 @@ func (q *Queue[T]) fireDue(removed func(Element[T])) (n int) {
 	return n
 }
 
+// TakeDue removes the due list's elements in order, as FireDue does, and
+// passes each one's value to take; it returns how many it removed. It is for
+// an owner whose handler runs no user code and calls no method of q
+// (simclock's moves each timer to its batch): each element is removed, and
+// its record freed, before take runs, so FireDue's bookkeeping for handlers
+// that add, remove or panic is not needed, and a take that panics leaves q
+// consistent (the elements after it stay due).
+func (q *Queue[T]) TakeDue(take func(v T)) int {
+	n := 0
+	warm := 0 // due entries before this one have been touched
+	for q.duePos < len(q.dueBuf) {
+		if q.duePos >= warm {
+			warm = min(q.duePos+prefetchBurst, len(q.dueBuf))
+			q.touch(q.dueBuf[q.duePos:warm]) // see fireDue
+		}
+		i := q.dueBuf[q.duePos]
+		q.duePos++
+		if i == 0 {
+			continue
+		}
+		q.dueLen--
+		q.length--
+		q.counts.Fired++
+		n++
+		v := q.rec(i).Value
+		q.pool.Free(i)
+		take(v)
+	}
+	q.dueBuf, q.duePos = q.dueBuf[:0], 0
+	return n
+}
+
 // endFiring frees the records of handlers that panicked in this drain.
 func (q *Queue[T]) endFiring(depth int, epoch uint64) {
 	if q.epoch != epoch {
@@ -1017,6 +1049,27 @@ func (q *Queue[T]) moveDown(l int, i uint32) {
 // removed by this call, whatever the queue held when it was called (see
 // Removal handlers in the package doc).
 func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) {
+	q.dueAtMinKey(maxTime)
+	q.FireDue(removed)
+	if checked.On {
+		q.check("RemoveAtMinKey", maxTime)
+	}
+}
+
+// TakeAtMinKey is RemoveAtMinKey for the owners of TakeDue: it removes the
+// same elements in the same order, passing each one's value to take, which
+// must call no method of q.
+func (q *Queue[T]) TakeAtMinKey(maxTime int64, take func(v T)) {
+	q.dueAtMinKey(maxTime)
+	q.TakeDue(take)
+	if checked.On {
+		q.check("TakeAtMinKey", maxTime)
+	}
+}
+
+// dueAtMinKey moves the elements whose key is MinAllowedKey() and whose time
+// is <= maxTime to the due list, in order.
+func (q *Queue[T]) dueAtMinKey(maxTime int64) {
 	// Below MaxKey every element with key MinAllowedKey is on level 0; at
 	// MaxKey older ones may stay on higher levels, whose slots holding MaxKey
 	// never pass. Older elements sit higher, so take from the top down.
@@ -1042,10 +1095,6 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) {
 			q.toDue(i)
 		}
 		q.scratch = chosen[:0]
-	}
-	q.FireDue(removed)
-	if checked.On {
-		q.check("RemoveAtMinKey", maxTime)
 	}
 }
 

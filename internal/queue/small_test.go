@@ -128,6 +128,7 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 		}
 		var got []int
 		collect := func(e Element[int]) { got = append(got, e.Value) }
+		take := func(v int) { got = append(got, v) }
 		switch op := r.IntN(20); {
 		case op < 8 || len(model) == 0: // Add, biased so the load crosses the cap
 			add()
@@ -176,8 +177,12 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 				}
 			}
 			q.CollectTo(k, limit)
-			q.FireDue(collect)
-			expectFired("CollectTo+FireDue", got, want)
+			if r.IntN(2) == 0 {
+				q.FireDue(collect)
+			} else if n := q.TakeDue(take); n != len(got) {
+				fail("TakeDue took %v but returned %d", got, n)
+			}
+			expectFired("CollectTo+FireDue or TakeDue", got, want)
 		case op < 18: // RemoveAtMinKey: key MinAllowedKey, time up to a bound inside it
 			m := q.MinAllowedKey()
 			maxTime := m<<shift - 1 + r.Int64N(1<<shift+1)
@@ -188,8 +193,12 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 					want = append(want, e.value)
 				}
 			}
-			q.RemoveAtMinKey(maxTime, collect)
-			expectFired(fmt.Sprintf("RemoveAtMinKey(%d)", maxTime), got, want)
+			if r.IntN(2) == 0 {
+				q.RemoveAtMinKey(maxTime, collect)
+			} else {
+				q.TakeAtMinKey(maxTime, take)
+			}
+			expectFired(fmt.Sprintf("RemoveAtMinKey or TakeAtMinKey(%d)", maxTime), got, want)
 		case op < 19:
 			q.Shrink()
 		default:
