@@ -12,8 +12,9 @@ import (
 // uses, on the same queue, with times as ns after the clock's start. The
 // clock checks every time it passes (0 <= at, to <= maxOffset, and at after
 // the wheel's clock), so the wheel skips the time.Time conversions and the
-// checks of timingwheel.Wheel, and its handler gets the queue's elements
-// directly (one call per alarm instead of two). Its clock, now, and the
+// checks of timingwheel.Wheel, and its handler gets each fired timer from
+// the queue's TakeDue (one call per alarm instead of two, and none of the
+// bookkeeping user handlers need). Its clock, now, and the
 // queue's MinAllowedKey() = now >> shift move together, as timingwheel.Wheel's
 // do.
 type wheel struct {

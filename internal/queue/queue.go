@@ -42,8 +42,8 @@ import (
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
 
-// prefetchBurst is how many due records fireDue touches at once, ahead of
-// firing them.
+// prefetchBurst is how many due records fireDue and TakeDue touch at once,
+// ahead of firing them.
 const prefetchBurst = 16
 
 // MaxKey is the largest key (and time) a queue holds: 2^62 - 1.

@@ -89,9 +89,12 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 // elements compactRatio-1 to one. A compaction writes the position of every
 // element it keeps into the element's record, a cache miss each in a large
 // wheel; waiting for three tombstones per element instead of one made those
-// writes a third as many (TIMEOUT: compaction 9% of the profile -> 3%), for at
-// most 12 bytes of tombstones per element instead of 4, in slots that see
-// removals (docs/performance.md, phase 4).
+// writes a third as many (TIMEOUT: compaction 9.5% of the profile -> 2.5%).
+// The price is memory in slots that see removals: after a put, a slot holds
+// at most 3 tombstones per element instead of 1 (12 bytes instead of 4), and
+// its vector keeps that capacity. Removals alone never compact, under either
+// rule: a slot emptied by removals but for one element keeps every tombstone
+// until its next put (docs/performance.md, phase 4).
 const compactRatio = 4
 
 // frontStart is the capacity a slot's front vector starts with when a
