@@ -880,7 +880,10 @@ func (q *Queue[T]) fireDue(removed func(Element[T])) (n int) {
 // (simclock's moves each timer to its batch): each element is removed, and
 // its record freed, before take runs, so FireDue's bookkeeping for handlers
 // that add, remove or panic is not needed, and a take that panics leaves q
-// consistent (the elements after it stay due).
+// consistent (the elements after it stay due). Its walk of the due list and
+// its counts are fireDue's, written out again: shared through a helper (which
+// does not inline), fireDue measured 1 to 2% slower at HOLD 1e3 to 1e6; keep
+// the two in step.
 func (q *Queue[T]) TakeDue(take func(v T)) int {
 	n := 0
 	warm := 0 // due entries before this one have been touched
