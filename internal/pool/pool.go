@@ -198,7 +198,7 @@ func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
 	}
 	r := &p.recs[i]
 	r.Time, r.Value, r.Next = time, v, 0
-	r.gs = r.gs&^(1<<stateBits-1) | uint32(state)
+	r.SetState(state)
 	p.live++
 	return i
 }
