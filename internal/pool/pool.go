@@ -134,6 +134,8 @@ type Pool[T any] struct {
 	fwd     map[origin]uint32
 	rev     map[uint32]origin
 	nextGen uint32 // generation for records appended after a Shrink: above every one issued at the indices it cut (AP8: at most wornGen)
+
+	huge hugeSpan // the part of recs marked for huge pages (hugepage_linux.go)
 }
 
 // origin is what a handle names: a record index and its generation then.
@@ -150,6 +152,7 @@ func NewPool[T any](capacity int) *Pool[T] {
 	}
 	p := &Pool[T]{owner: NewOwnerID()}
 	p.recs = make([]Record[T], 1, capacity+1)
+	p.markRecords(p.recs) // before anything is written: it may drop the pages
 	return p
 }
 
@@ -217,6 +220,7 @@ func (p *Pool[T]) grow() {
 		c = n + n/8
 	}
 	recs := make([]Record[T], n, c)
+	p.markRecords(recs) // before the copy: it may drop the pages
 	copy(recs, p.recs)
 	p.recs = recs
 }
@@ -374,6 +378,7 @@ func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 		p.nextGen = max(p.nextGen, r.Gen()+1)
 	}
 	recs := make([]Record[T], newLen, newLen+max(slack, 0))
+	p.markRecords(recs) // before the copy: it may drop the pages
 	copy(recs, p.recs[:newLen])
 	p.recs = recs
 	// The free records that stay (those below the highest record at the last

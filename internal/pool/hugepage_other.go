@@ -1,0 +1,10 @@
+//go:build !linux
+
+package pool
+
+// hugeSpan is empty where records are not put on huge pages
+// (hugepage_linux.go).
+type hugeSpan struct{}
+
+// markRecords does nothing outside Linux.
+func (p *Pool[T]) markRecords([]Record[T]) {}
