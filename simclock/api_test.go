@@ -122,10 +122,8 @@ func TestTimerNoStaleValue(t *testing.T) {
 
 func TestTickerDropsUnreceivedTicks(t *testing.T) {
 	c := New(t0)
-	fires := 0
-	c.trace = func(*timer) { fires++ }
 	tk := c.NewTicker(time.Second)
-	c.Advance(5500 * time.Millisecond)
+	fires := c.RunUntil(c.Now().Add(5500 * time.Millisecond))
 	// 1s delivered; 2s dropped, so it skips to the last tick, 5s (dropped too).
 	if fires != 3 {
 		t.Fatalf("ticker fired %d times over 5.5 periods with nobody receiving, want 3", fires)
@@ -140,13 +138,13 @@ func TestTickerDropsUnreceivedTicks(t *testing.T) {
 	}
 	// A receiver that keeps up gets every tick.
 	for i := 6; i <= 8; i++ {
-		c.Advance(time.Second)
+		fires += c.RunUntil(c.Now().Add(time.Second))
 		if v := waiting(t, tk.C()); v.Sub(t0) != time.Duration(i)*time.Second {
 			t.Fatalf("tick t0+%v, want t0+%ds", v.Sub(t0), i)
 		}
 	}
 	tk.Reset(300 * time.Millisecond) // at 8s: ticks at 8.3s and 8.6s
-	c.Advance(700 * time.Millisecond)
+	fires += c.RunUntil(c.Now().Add(700 * time.Millisecond))
 	tk.Stop()
 	select {
 	case v := <-tk.C():

@@ -196,7 +196,7 @@ type Clock struct {
 	ord         uint64    // scheduling counter for the early heap
 	earlyKept   int       // live entries at the last compaction
 	sorted      bool      // 1 ns precision: the wheel fires in time order
-	chunk       int       // defaultChunk; tests make it small
+	chunk       int       // how many alarms an advance takes from the wheel at a time: defaultChunk
 	waiters     int
 	blocked     []*blocked              // goroutines waiting for a waiter count
 	inCall      bool                    // a callback is running (on the driving goroutine)
@@ -206,7 +206,6 @@ type Clock struct {
 	traps       []*Trap                 // open traps, oldest first
 	ntraps      atomic.Int32            // len(traps), read without mu
 	collect     func(*timer)
-	trace       func(*timer) // tests: called at each fire, under mu
 }
 
 // entry is a due timer in the batch or the early heap; it fires only if the
@@ -396,8 +395,9 @@ func (c *Clock) AdvanceTo(t time.Time) {
 	c.runUntil("AdvanceTo", t)
 }
 
-// RunUntil is AdvanceTo and returns how many timers fired (callbacks run,
-// values sent, Sleeps ended).
+// RunUntil is AdvanceTo and returns how many timers fired: callbacks run,
+// values sent, Sleeps ended, and ticks of a ticker that nobody received in
+// time, dropped as a time.Ticker drops them.
 func (c *Clock) RunUntil(t time.Time) int {
 	return c.runUntil("RunUntil", t)
 }
@@ -648,9 +648,6 @@ func (c *Clock) fire(e entry, target int64) (bool, func()) {
 	t := e.t
 	if !e.live() {
 		return false, nil
-	}
-	if c.trace != nil {
-		c.trace(t)
 	}
 	switch {
 	case t.period() > 0:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,12 +55,18 @@ type mTimer struct {
 	limit  int // kTickFunc: f returns an error on this call
 }
 
+// fire is what a callback (AfterFunc or TickerFunc) sees when it runs: its
+// timer's id, Now, and the ids of the channel timers and tickers whose
+// channel holds a value then. So the order of channel fires against
+// callbacks is checked as a callback can observe it, through the channels,
+// and the clock needs no hook for the test.
 type fire struct {
-	id int
-	at int64
+	id   int
+	at   int64
+	held string
 }
 
-func (f fire) String() string { return fmt.Sprintf("%d@%d", f.id, f.at) }
+func (f fire) String() string { return fmt.Sprintf("%d@%d[%s]", f.id, f.at, f.held) }
 
 type model struct {
 	now    int64
@@ -105,10 +112,10 @@ func (m *model) advance(target int64) {
 		}
 		t := m.timers[id]
 		m.now = t.at
-		m.trace = append(m.trace, fire{id, m.now})
 		switch t.kind {
 		case kFunc:
 			t.active = false
+			m.trace = append(m.trace, fire{id, m.now, m.held()})
 			if t.fires++; t.fires <= actingFires {
 				for _, a := range t.acts {
 					m.do(a)
@@ -122,6 +129,7 @@ func (m *model) advance(target int64) {
 			// Re-armed before f runs; f acts, then on its limit-th call
 			// returns an error, which stops the ticker.
 			m.schedule(t, t.period)
+			m.trace = append(m.trace, fire{id, m.now, m.held()})
 			if t.fires++; t.fires <= actingFires {
 				for _, a := range t.acts {
 					m.do(a)
@@ -182,11 +190,21 @@ func (m *model) reset(id int, d int64) bool {
 	case t.kind == kChan && d <= 0:
 		at := m.now
 		t.buf = &at
-		m.trace = append(m.trace, fire{id, m.now})
 	default:
 		m.schedule(t, d)
 	}
 	return was
+}
+
+// held returns the ids of the channel timers and tickers holding a value.
+func (m *model) held() string {
+	var ids []string
+	for id, t := range m.timers {
+		if t.buf != nil {
+			ids = append(ids, fmt.Sprint(id))
+		}
+	}
+	return strings.Join(ids, ",")
 }
 
 func (m *model) waiters() int {
@@ -201,18 +219,40 @@ func (m *model) waiters() int {
 
 // real is the clock under test with its timers in the model's id order.
 type real struct {
-	c       *Clock
-	unnamed *timer // the last timer traced that ids did not know
-	ids     map[*timer]int
-	timers  []any // Timer or Ticker
-	trace   []fire
-	rets    []bool
-	fatalf  func(format string, args ...any)
+	c      *Clock
+	timers []any // Timer, Ticker or tickFunc
+	trace  []fire
+	rets   []bool
 }
 
-func (r *real) add(x any, t *timer) {
-	r.ids[t] = len(r.timers)
-	r.timers = append(r.timers, x)
+func (r *real) add(x any) { r.timers = append(r.timers, x) }
+
+// chanOf returns the channel of timer id, or nil for a callback.
+func (r *real) chanOf(id int) <-chan time.Time {
+	switch x := r.timers[id].(type) {
+	case Timer:
+		return x.C()
+	case Ticker:
+		return x.C()
+	}
+	return nil
+}
+
+// held returns the ids of the channel timers and tickers holding a value
+// (a timer's channel holds one at most, so its length says).
+func (r *real) held() string {
+	var ids []string
+	for id := range r.timers {
+		if len(r.chanOf(id)) > 0 {
+			ids = append(ids, fmt.Sprint(id))
+		}
+	}
+	return strings.Join(ids, ",")
+}
+
+// fired records a callback's fire as the callback sees it.
+func (r *real) fired(id int) {
+	r.trace = append(r.trace, fire{id, int64(r.c.Now().Sub(t0)), r.held()})
 }
 
 func (r *real) do(a action) {
@@ -239,23 +279,14 @@ func (r *real) do(a action) {
 // tickFunc stands for a TickerFunc in real.timers: it has no Stop or Reset.
 type tickFunc struct{}
 
-// newTickFunc makes a TickerFunc whose f checks Now, does acts on its first
-// actingFires calls, and returns an error on its limit-th.
+// newTickFunc makes a TickerFunc whose f records its fire, does acts on its
+// first actingFires calls, and returns an error on its limit-th.
 func (r *real) newTickFunc(p time.Duration, limit int, acts []action) {
 	id := len(r.timers)
 	r.timers = append(r.timers, tickFunc{})
-	var self *timer
 	fires := 0
 	r.c.TickerFunc(context.Background(), p, func() error {
-		last := &r.trace[len(r.trace)-1]
-		if self == nil { // its first fire: name its timer in the trace
-			self = r.unnamed
-			r.ids[self] = id
-			last.id = id
-		}
-		if got := int64(r.c.Now().Sub(t0)); got != last.at {
-			r.fatalf("ticker func %d sees Now = t0+%d, want its time t0+%d", id, got, last.at)
-		}
+		r.fired(id)
 		if fires++; fires <= actingFires {
 			for _, a := range acts {
 				r.do(a)
@@ -268,22 +299,20 @@ func (r *real) newTickFunc(p time.Duration, limit int, acts []action) {
 	})
 }
 
-// newFunc makes a func timer whose callback checks Now and does acts on its
-// first actingFires fires.
+// newFunc makes a func timer whose callback records its fire and does acts
+// on its first actingFires fires.
 func (r *real) newFunc(d time.Duration, acts []action) {
 	id := len(r.timers)
 	fires := 0
 	tm := r.c.AfterFunc(d, func() {
-		if got, at := int64(r.c.Now().Sub(t0)), r.trace[len(r.trace)-1].at; got != at {
-			r.fatalf("timer %d's callback sees Now = t0+%d, want its time t0+%d", id, got, at)
-		}
+		r.fired(id)
 		if fires++; fires <= actingFires {
 			for _, a := range acts {
 				r.do(a)
 			}
 		}
 	})
-	r.add(tm, tm.(*timer))
+	r.add(tm)
 }
 
 func drawD(t *rapid.T, label string) time.Duration {
@@ -292,8 +321,10 @@ func drawD(t *rapid.T, label string) time.Duration {
 }
 
 // TestModel drives the clock and the model with the same random operations
-// and compares the trace of fires (which timer, at which time), Now, Next,
-// Waiters, the return values of Stop and Reset, and every value received.
+// and compares the callbacks' fires (which timer, at which time, with which
+// channels holding a value), which channels hold a value after each
+// operation, Now, Next, Waiters, the return values of Stop and Reset, and
+// every value received.
 // Callbacks stop and reset any timer or ticker, themselves included, and make
 // AfterFunc timers that act in turn, with d <= 0 too: the timers due at the
 // instant being fired, which take the early heap.
@@ -311,18 +342,8 @@ func TestModel(t *testing.T) {
 		}
 		c := New(t0, opts...)
 		c.chunk = rapid.SampledFrom([]int{1, 2, 3, defaultChunk}).Draw(t, "chunk")
-		r := &real{c: c, ids: map[*timer]int{}, fatalf: t.Fatalf}
+		r := &real{c: c}
 		m := &model{}
-		c.trace = func(tm *timer) {
-			id, ok := r.ids[tm]
-			switch {
-			case !ok && tm.period() > 0 && tm.ch() == nil:
-				id, r.unnamed = -1, tm // a TickerFunc: its f names it
-			case !ok:
-				id = len(r.timers) // NewTimer(d <= 0) fires before it returns
-			}
-			r.trace = append(r.trace, fire{id, c.now})
-		}
 
 		// drawActs draws what a callback does. Its targets are the timers
 		// that exist now, and with self, the timer about to be made (whose
@@ -372,7 +393,10 @@ func TestModel(t *testing.T) {
 				t.Fatalf("after %s: the wheel's clock %d is neither wnow %d nor wnow+1", what, c.w.now, c.wnow)
 			}
 			if !slices.Equal(r.trace, m.trace) {
-				t.Fatalf("after %s: fires\n%v\nwant\n%v", what, r.trace, m.trace)
+				t.Fatalf("after %s: callbacks' fires\n%v\nwant\n%v", what, r.trace, m.trace)
+			}
+			if got, want := r.held(), m.held(); got != want {
+				t.Fatalf("after %s: values waiting in the channels of timers [%s], want [%s]", what, got, want)
 			}
 			if !slices.Equal(r.rets, m.rets) {
 				t.Fatalf("after %s: Stop/Reset returned %v, want %v", what, r.rets, m.rets)
@@ -389,15 +413,6 @@ func TestModel(t *testing.T) {
 				t.Fatalf("after %s: Waiters = %d, want %d", what, got, want)
 			}
 		}
-		chanOf := func(id int) <-chan time.Time {
-			switch x := r.timers[id].(type) {
-			case Timer:
-				return x.C()
-			case Ticker:
-				return x.C()
-			}
-			return nil
-		}
 
 		t.Repeat(map[string]func(*rapid.T){
 			"AfterFunc": func(t *rapid.T) {
@@ -406,15 +421,12 @@ func TestModel(t *testing.T) {
 			},
 			"NewTimer": func(t *rapid.T) {
 				d := drawD(t, "d")
-				id := len(m.timers)
 				mt := &mTimer{kind: kChan}
 				m.timers = append(m.timers, mt)
-				tm := c.NewTimer(d)
-				r.add(tm, tm.(*timer))
+				r.add(c.NewTimer(d))
 				if d <= 0 {
 					at := m.now
 					mt.buf = &at
-					m.trace = append(m.trace, fire{id, m.now})
 				} else {
 					m.schedule(mt, int64(d))
 				}
@@ -433,7 +445,7 @@ func TestModel(t *testing.T) {
 			"NewTicker": func(t *rapid.T) {
 				p := time.Duration(rapid.Int64Range(1, 10).Draw(t, "p")) << 20
 				tk := c.NewTicker(p)
-				r.add(tk, &tk.(*ticker).timer)
+				r.add(tk)
 				mt := &mTimer{kind: kTick, period: int64(p)}
 				m.schedule(mt, int64(p))
 				m.timers = append(m.timers, mt)
@@ -501,7 +513,7 @@ func TestModel(t *testing.T) {
 					t.Skip("no timer")
 				}
 				id := rapid.IntRange(0, len(m.timers)-1).Draw(t, "id")
-				ch := chanOf(id)
+				ch := r.chanOf(id)
 				if ch == nil {
 					t.Skip("func timer")
 				}
@@ -537,8 +549,7 @@ func TestTickerCount(t *testing.T) {
 		c.Advance(time.Duration(rapid.Int64Range(0, 1000).Draw(t, "start")))
 		p := rapid.Int64Range(1, 50).Draw(t, "period")
 		s := c.now
-		fires := 0
-		c.trace = func(*timer) { fires++ }
+		fires := 0 // counted by RunUntil, which counts dropped ticks too
 		tk := c.NewTicker(time.Duration(p))
 		defer tk.Stop()
 		keepUp := rapid.Bool().Draw(t, "keepUp")
@@ -550,11 +561,11 @@ func TestTickerCount(t *testing.T) {
 			} else {
 				d = rapid.Int64Range(0, 1000*p).Draw(t, "d")
 			}
-			before := fires
-			c.Advance(time.Duration(d))
-			if fires-before > 3 {
-				t.Fatalf("an advance of %d ns fired the ticker %d times, want at most 3", d, fires-before)
+			n := c.RunUntil(c.Now().Add(time.Duration(d)))
+			if n > 3 {
+				t.Fatalf("an advance of %d ns fired the ticker %d times, want at most 3", d, n)
 			}
+			fires += n
 			want := s + ((drained-s)/p+1)*p // the first tick after the last receive
 			select {
 			case v := <-tk.C():

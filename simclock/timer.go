@@ -161,9 +161,6 @@ func (t *timer) drain() bool {
 
 // fireNow delivers a channel timer's value at once (d <= 0).
 func (c *Clock) fireNow(t *timer) {
-	if c.trace != nil {
-		c.trace(t)
-	}
 	t.send(c.timeOf(c.now))
 }
 
