@@ -396,8 +396,10 @@ func (c *Clock) AdvanceTo(t time.Time) {
 }
 
 // RunUntil is AdvanceTo and returns how many timers fired: callbacks run,
-// values sent, Sleeps ended, and ticks of a ticker that nobody received in
-// time, dropped as a time.Ticker drops them.
+// values sent, Sleeps ended, and the fires of a ticker whose channel was
+// full, whose tick was dropped. An unread ticker does not fire once per
+// period: at such a fire it skips to its last tick at or before the
+// advance's target, so the ticks in between are neither sent nor counted.
 func (c *Clock) RunUntil(t time.Time) int {
 	return c.runUntil("RunUntil", t)
 }
@@ -425,7 +427,7 @@ func (c *Clock) Step() bool {
 
 // AdvanceNext advances the clock to the next instant at which a timer is due,
 // fires every timer due then (as Step does), and reports how far the clock
-// moved and how many timers fired (callbacks run, values sent, Sleeps ended).
+// moved and how many timers fired, counted as RunUntil counts them.
 // With nothing pending it does nothing and returns 0, 0. It is quartz's
 // AdvanceNext, with nothing left to wait for once it returns: the callbacks
 // have run on the calling goroutine.

@@ -74,6 +74,7 @@ type model struct {
 	timers []*mTimer
 	trace  []fire
 	rets   []bool // return values of Stop and Reset inside callbacks
+	fires  int    // every fire so far, of every kind (RunUntil counts them)
 }
 
 func (m *model) schedule(t *mTimer, d int64) {
@@ -112,6 +113,7 @@ func (m *model) advance(target int64) {
 		}
 		t := m.timers[id]
 		m.now = t.at
+		m.fires++
 		switch t.kind {
 		case kFunc:
 			t.active = false
@@ -323,8 +325,9 @@ func drawD(t *rapid.T, label string) time.Duration {
 // TestModel drives the clock and the model with the same random operations
 // and compares the callbacks' fires (which timer, at which time, with which
 // channels holding a value), which channels hold a value after each
-// operation, Now, Next, Waiters, the return values of Stop and Reset, and
-// every value received.
+// operation, how many timers each advance fires (RunUntil's count), Now,
+// Next, Waiters, the return values of Stop and Reset, and every value
+// received.
 // Callbacks stop and reset any timer or ticker, themselves included, and make
 // AfterFunc timers that act in turn, with d <= 0 too: the timers due at the
 // instant being fired, which take the early heap.
@@ -494,8 +497,11 @@ func TestModel(t *testing.T) {
 			},
 			"Advance": func(t *rapid.T) {
 				d := drawD(t, "d")
+				before := m.fires
 				m.advance(m.now + max(int64(d), 0))
-				c.Advance(d)
+				if got, want := c.RunUntil(c.Now().Add(max(d, 0))), m.fires-before; got != want {
+					t.Fatalf("RunUntil(Now + %v) fired %d timers, want %d", d, got, want)
+				}
 				check(t, "Advance")
 			},
 			"Step": func(t *rapid.T) {

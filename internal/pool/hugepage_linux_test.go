@@ -9,113 +9,249 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 )
 
-// vmFlags returns the VmFlags of the mapping that holds address p, read from
-// /proc/self/smaps.
-func vmFlags(t *testing.T, p unsafe.Pointer) []string {
+// mapping is one mapping of /proc/self/smaps: its range, its resident
+// kilobytes and its VmFlags.
+type mapping struct {
+	lo, hi uintptr
+	rssKB  int
+	flags  []string
+}
+
+// mappingAt returns the mapping that holds address a. It skips the test
+// when /proc/self/smaps is missing or has no VmFlags.
+func mappingAt(t *testing.T, a uintptr) mapping {
 	t.Helper()
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		t.Skipf("no /proc/self/smaps: %v", err)
 	}
 	defer f.Close()
-	a, in := uintptr(p), false
+	var m mapping
+	in := false
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := sc.Text()
 		var lo, hi uintptr
 		if n, _ := fmt.Sscanf(line, "%x-%x ", &lo, &hi); n == 2 {
 			in = lo <= a && a < hi
+			m = mapping{lo: lo, hi: hi}
 			continue
 		}
-		if in && strings.HasPrefix(line, "VmFlags:") {
-			return strings.Fields(strings.TrimPrefix(line, "VmFlags:"))
+		if !in {
+			continue
+		}
+		if strings.HasPrefix(line, "Rss:") {
+			fmt.Sscanf(strings.TrimPrefix(line, "Rss:"), "%d", &m.rssKB)
+		}
+		if strings.HasPrefix(line, "VmFlags:") {
+			m.flags = strings.Fields(strings.TrimPrefix(line, "VmFlags:"))
+			return m
 		}
 	}
+	if in {
+		t.Skip("/proc/self/smaps has no VmFlags")
+	}
 	t.Fatalf("no mapping in /proc/self/smaps holds %#x", a)
-	return nil
+	return m
 }
 
-// checkSpan fails t unless the pool's marked span is made of whole huge
-// pages inside recs and the kernel has it marked (VmFlags "hg").
-func checkSpan(t *testing.T, p *Pool[int64], recs []Record[int64]) {
+// checkMarked fails t unless span s is made of at least four whole huge
+// pages inside recs and lies in one mapping marked for huge pages ("hg").
+func checkMarked(t *testing.T, s hugeSpan, recs []Record[int64], hp uintptr) mapping {
 	t.Helper()
-	s := p.huge
-	if s.n == 0 {
-		t.Fatalf("an array of %d records (%d bytes) marked nothing", cap(recs), uintptr(cap(recs))*unsafe.Sizeof(recs[0]))
-	}
 	lo := uintptr(unsafe.Pointer(unsafe.SliceData(recs)))
 	hi := lo + uintptr(cap(recs))*unsafe.Sizeof(recs[0])
-	if a := uintptr(s.p); a < lo || a+s.n > hi || a%hugePage != 0 || s.n%hugePage != 0 {
-		t.Fatalf("marked span [%#x, %#x) is not whole huge pages inside the records [%#x, %#x)", a, a+s.n, lo, hi)
+	if s.n < 4*hp || s.start < lo || s.end() > hi || s.start%hp != 0 || s.n%hp != 0 {
+		t.Fatalf("marked span [%#x, %#x) is not four or more whole huge pages inside the records [%#x, %#x)", s.start, s.end(), lo, hi)
 	}
-	if f := vmFlags(t, s.p); !slices.Contains(f, "hg") {
-		t.Fatalf("records not marked for huge pages: VmFlags %v", f)
+	m := mappingAt(t, s.start)
+	if m.hi < s.end() {
+		t.Fatalf("the mapping [%#x, %#x) ends inside the span [%#x, %#x): not all of it has the same flags", m.lo, m.hi, s.start, s.end())
+	}
+	if !slices.Contains(m.flags, "hg") {
+		t.Fatalf("records not marked for huge pages: VmFlags %v", m.flags)
+	}
+	return m
+}
+
+// checkUnmarked fails t unless the span is flagged NOHUGEPAGE ("nh").
+func checkUnmarked(t *testing.T, s hugeSpan) {
+	t.Helper()
+	m := mappingAt(t, s.start)
+	if slices.Contains(m.flags, "hg") || !slices.Contains(m.flags, "nh") || m.hi < s.end() {
+		t.Fatalf("span [%#x, %#x) not unmarked: mapping [%#x, %#x), VmFlags %v", s.start, s.end(), m.lo, m.hi, m.flags)
 	}
 }
 
-// largeRecs is the number of records of the smallest array that is marked.
-var largeRecs = int(hugeMin/unsafe.Sizeof(Record[int64]{})) + 1
+// hugePageSize returns the kernel's huge page size or skips the test.
+func hugePageSize(t *testing.T) uintptr {
+	hp := pmdSize()
+	if hp == 0 {
+		t.Skip("this kernel has no transparent huge pages")
+	}
+	return hp
+}
 
-// moveMark marks the whole huge pages of a large array, marks nothing of a
-// small one, and unmarks ("nh") the span it marked before.
+// recsFor returns how many records make an array of four huge pages, and
+// one more huge page so that its inner whole pages are four.
+func recsFor(hp uintptr) int { return int(5*hp/unsafe.Sizeof(Record[int64]{})) + 1 }
+
+// moveMark marks the whole huge pages of a large array and drops the pages
+// it had, marks nothing of a small one, and unmarks ("nh") the span it
+// marked before.
 func TestMoveMark(t *testing.T) {
-	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
-		t.Skipf("this kernel has no transparent huge pages: %v", err)
-	}
+	hp := hugePageSize(t)
+	n := recsFor(hp)
 	p := &Pool[int64]{}
-	p.moveMark(make([]Record[int64], 1, largeRecs/2))
-	if p.huge.n != 0 {
-		t.Fatalf("an array of %d records marked %d bytes", largeRecs/2, p.huge.n)
+	p.moveMark(make([]Record[int64], 1, n/4), hp)
+	if p.huge != nil {
+		t.Fatalf("an array of %d records marked %d bytes", n/4, p.huge.span.n)
 	}
-	a := make([]Record[int64], 1, largeRecs)
-	p.moveMark(a)
-	checkSpan(t, p, a)
-	first := p.huge
-	b := make([]Record[int64], 1, 2*largeRecs)
-	p.moveMark(b)
-	checkSpan(t, p, b)
-	if f := vmFlags(t, first.p); slices.Contains(f, "hg") || !slices.Contains(f, "nh") {
-		t.Fatalf("the array moved from is still marked: VmFlags %v", f)
+
+	a := make([]Record[int64], n)
+	for i := range a { // make every page resident: the mark must drop them
+		a[i].Next = 0
 	}
-	p.moveMark(make([]Record[int64], 1, 16))
-	if p.huge.n != 0 {
-		t.Fatalf("after a move to a small array, the span is %d bytes", p.huge.n)
+	p.moveMark(a, hp)
+	t.Cleanup(func() { dropMark(p.huge) })
+	if m := checkMarked(t, p.huge.span, a, hp); m.rssKB != 0 {
+		t.Fatalf("the marked span still has %d KiB resident: its small pages were not dropped", m.rssKB)
+	}
+	first := p.huge.span
+
+	b := make([]Record[int64], 1, 2*n)
+	p.moveMark(b, hp)
+	checkMarked(t, p.huge.span, b, hp)
+	checkUnmarked(t, first)
+
+	p.moveMark(make([]Record[int64], 1, 16), hp)
+	if p.huge.span.n != 0 {
+		t.Fatalf("after a move to a small array, the span is %d bytes", p.huge.span.n)
 	}
 	runtime.KeepAlive(a)
 	runtime.KeepAlive(b)
+}
+
+// When a pool is collected, its finalizer unmarks its span, except the
+// parts that a live mark covers: the runtime may have given that memory to
+// another pool, which marked it, before the finalizer runs.
+func TestDropMark(t *testing.T) {
+	hp := hugePageSize(t)
+	a := make([]Record[int64], 1, recsFor(hp))
+	p := &Pool[int64]{}
+	p.moveMark(a, hp)
+	s := p.huge.span
+
+	// Another mark, live, over the second huge page of the span.
+	other := hugeSpan{s.start + hp, hp}
+	marked.Lock()
+	marked.lastID++
+	id := marked.lastID
+	marked.spans[id] = other
+	marked.Unlock()
+	dropMark(p.huge)
+	checkUnmarked(t, hugeSpan{s.start, hp})
+	checkUnmarked(t, hugeSpan{s.start + 2*hp, s.n - 2*hp})
+	if m := mappingAt(t, other.start); !slices.Contains(m.flags, "hg") {
+		t.Fatalf("the part a live mark covers was unmarked: VmFlags %v", m.flags)
+	}
+	marked.Lock()
+	delete(marked.spans, id)
+	marked.Unlock()
+	other.advise(syscall.MADV_NOHUGEPAGE) // leave the range as the rest
+	runtime.KeepAlive(a)
+}
+
+func TestUncovered(t *testing.T) {
+	live := map[uint64]hugeSpan{
+		1: {10, 5},  // [10, 15)
+		2: {12, 10}, // [12, 22): overlaps 1
+		3: {30, 5},  // [30, 35)
+		4: {50, 5},  // outside
+		5: {},
+	}
+	got := uncovered(hugeSpan{0, 40}, live)
+	want := []hugeSpan{{0, 10}, {22, 8}, {35, 5}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("uncovered([0, 40)) = %v, want %v", got, want)
+	}
+	if got := uncovered(hugeSpan{12, 3}, live); len(got) != 0 {
+		t.Fatalf("uncovered([12, 15)) = %v, want nothing", got)
+	}
+	if got := uncovered(hugeSpan{}, live); len(got) != 0 {
+		t.Fatalf("uncovered(empty) = %v, want nothing", got)
+	}
+}
+
+// The marking drops the pages of the array it marks, so it must come before
+// the copy: a pool that grows or shrinks keeps every record, whatever the
+// kernel's THP mode (the test makes pools mark as in mode "madvise").
+func TestMarkingKeepsRecords(t *testing.T) {
+	hp := hugePageSize(t)
+	defer func(old func() uintptr) { hugePage = old }(hugePage)
+	hugePage = func() uintptr { return hp }
+
+	n := recsFor(hp) + 1000
+	p := NewPool[int64](0)
+	t.Cleanup(func() {
+		if p.huge != nil {
+			dropMark(p.huge)
+		}
+	})
+	idx := make([]uint32, n)
+	for v := range idx { // grows several times, the last arrays marked
+		idx[v] = p.Alloc(int64(v), int64(v)+1, 1)
+	}
+	if p.huge == nil || p.huge.span.n == 0 {
+		t.Fatal("a pool grown to a large array marked nothing")
+	}
+	check := func(what string, upto int) {
+		t.Helper()
+		for v, i := range idx[:upto] {
+			if r := p.recs[i]; r.Time != int64(v) || r.Value != int64(v)+1 {
+				t.Fatalf("after %s, record %d holds time %d, value %d; want %d, %d", what, i, r.Time, r.Value, v, v+1)
+			}
+		}
+	}
+	check("growing", n)
+	for _, i := range idx[n-1000:] { // free the top records: Shrink cuts them
+		p.Free(i)
+	}
+	before := p.huge.span
+	p.Shrink(0, func(from, to uint32) { t.Fatalf("Shrink moved %d to %d", from, to) })
+	if p.huge.span == before || p.huge.span.n == 0 {
+		t.Fatal("Shrink made no new marked array")
+	}
+	check("Shrink", n-1000)
 }
 
 // In THP mode "madvise", a pool marks a large record array when it makes it
 // and when it grows into a new one, and unmarks the one it drops; a small
 // pool marks nothing.
 func TestPoolsMarkLargeRecordArrays(t *testing.T) {
-	if !thpMadvise() {
-		t.Skip("the kernel's THP mode is not madvise: pools mark nothing (TestMoveMark covers the marking)")
+	hp := hugePage()
+	if hp == 0 {
+		t.Skip("the kernel's THP mode is not madvise, or GODEBUG has disablethp=1: pools mark nothing")
 	}
-	if p := NewPool[int64](1000); p.huge.n != 0 {
-		t.Fatalf("a pool of 1000 records marked %d bytes", p.huge.n)
+	if p := NewPool[int64](1000); p.huge != nil {
+		t.Fatalf("a pool of 1000 records marked %d bytes", p.huge.span.n)
 	}
-	p := NewPool[int64](largeRecs)
-	checkSpan(t, p, p.recs)
-	first := p.huge
-	var idx []uint32
-	for v := range largeRecs + 1 { // one more than the capacity: the pool grows
-		idx = append(idx, p.Alloc(int64(v), int64(v), 1))
+	n := recsFor(hp)
+	p := NewPool[int64](n)
+	t.Cleanup(func() { dropMark(p.huge) })
+	checkMarked(t, p.huge.span, p.recs, hp)
+	first := p.huge.span
+	for range n + 1 { // one more than the capacity: the pool grows
+		p.Alloc(1, 1, 1)
 	}
-	checkSpan(t, p, p.recs)
-	for v, i := range idx { // the marking drops pages: none of the copied ones
-		if r := p.recs[i]; r.Time != int64(v) || r.Value != int64(v) {
-			t.Fatalf("after the pool grew, record %d holds time %d, value %d; want %d", i, r.Time, r.Value, v)
-		}
-	}
-	if p.huge.p == first.p {
+	checkMarked(t, p.huge.span, p.recs, hp)
+	if p.huge.span == first {
 		t.Fatal("the pool grew but its span is the first array's")
 	}
-	if f := vmFlags(t, first.p); slices.Contains(f, "hg") {
-		t.Fatalf("the dropped array is still marked: VmFlags %v", f)
-	}
+	checkUnmarked(t, first)
 }

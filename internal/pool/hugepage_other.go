@@ -2,9 +2,9 @@
 
 package pool
 
-// hugeSpan is empty where records are not put on huge pages
+// hugeMark is empty where records are not put on huge pages
 // (hugepage_linux.go).
-type hugeSpan struct{}
+type hugeMark struct{}
 
 // markRecords does nothing outside Linux.
 func (p *Pool[T]) markRecords([]Record[T]) {}

@@ -135,7 +135,7 @@ type Pool[T any] struct {
 	rev     map[uint32]origin
 	nextGen uint32 // generation for records appended after a Shrink: above every one issued at the indices it cut (AP8: at most wornGen)
 
-	huge hugeSpan // the part of recs marked for huge pages (hugepage_linux.go)
+	huge *hugeMark // the part of recs marked for huge pages (hugepage_linux.go); nil if the pool never marked any
 }
 
 // origin is what a handle names: a record index and its generation then.
