@@ -399,7 +399,9 @@ func (c *Clock) AdvanceTo(t time.Time) {
 // values sent, Sleeps ended, and the fires of a ticker whose channel was
 // full, whose tick was dropped. An unread ticker does not fire once per
 // period: at such a fire it skips to its last tick at or before the
-// advance's target, so the ticks in between are neither sent nor counted.
+// advance's target (with short level bits and no WithOverflow, no further
+// than the wheel's reach: see the package doc on tickers), so the ticks in
+// between are neither sent nor counted.
 func (c *Clock) RunUntil(t time.Time) int {
 	return c.runUntil("RunUntil", t)
 }

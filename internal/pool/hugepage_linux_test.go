@@ -11,14 +11,13 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 )
 
-// mapping is one mapping of /proc/self/smaps: its range, its resident
-// kilobytes and its VmFlags.
+// mapping is one mapping of /proc/self/smaps: its range and its VmFlags.
 type mapping struct {
 	lo, hi uintptr
-	rssKB  int
 	flags  []string
 }
 
@@ -42,13 +41,7 @@ func mappingAt(t *testing.T, a uintptr) mapping {
 			m = mapping{lo: lo, hi: hi}
 			continue
 		}
-		if !in {
-			continue
-		}
-		if strings.HasPrefix(line, "Rss:") {
-			fmt.Sscanf(strings.TrimPrefix(line, "Rss:"), "%d", &m.rssKB)
-		}
-		if strings.HasPrefix(line, "VmFlags:") {
+		if in && strings.HasPrefix(line, "VmFlags:") {
 			m.flags = strings.Fields(strings.TrimPrefix(line, "VmFlags:"))
 			return m
 		}
@@ -88,6 +81,23 @@ func checkUnmarked(t *testing.T, s hugeSpan) {
 	}
 }
 
+// resident returns how many pages of span s, inside recs, are resident
+// (mincore).
+func resident(t *testing.T, recs []Record[int64], s hugeSpan) int {
+	t.Helper()
+	base := unsafe.Pointer(unsafe.SliceData(recs))
+	p := unsafe.Add(base, s.start-uintptr(base))
+	vec := make([]byte, (s.n+uintptr(os.Getpagesize())-1)/uintptr(os.Getpagesize()))
+	if _, _, e := syscall.Syscall(syscall.SYS_MINCORE, uintptr(p), s.n, uintptr(unsafe.Pointer(unsafe.SliceData(vec)))); e != 0 {
+		t.Skipf("mincore: %v", e)
+	}
+	n := 0
+	for _, v := range vec {
+		n += int(v & 1)
+	}
+	return n
+}
+
 // hugePageSize returns the kernel's huge page size or skips the test.
 func hugePageSize(t *testing.T) uintptr {
 	hp := pmdSize()
@@ -119,8 +129,9 @@ func TestMoveMark(t *testing.T) {
 	}
 	p.moveMark(a, hp)
 	t.Cleanup(func() { dropMark(p.huge) })
-	if m := checkMarked(t, p.huge.span, a, hp); m.rssKB != 0 {
-		t.Fatalf("the marked span still has %d KiB resident: its small pages were not dropped", m.rssKB)
+	checkMarked(t, p.huge.span, a, hp)
+	if n := resident(t, a, p.huge.span); n != 0 {
+		t.Fatalf("%d pages of the marked span are still resident: its small pages were not dropped", n)
 	}
 	first := p.huge.span
 
@@ -167,6 +178,37 @@ func TestDropMark(t *testing.T) {
 	runtime.KeepAlive(a)
 }
 
+// A pool that is collected unmarks its array: the finalizer runs and takes
+// its mark out of the registry.
+func TestCollectedPoolUnmarks(t *testing.T) {
+	hp := hugePageSize(t)
+	defer func(old func() uintptr) { hugePage = old }(hugePage)
+	hugePage = func() uintptr { return hp }
+	p := NewPool[int64](recsFor(hp))
+	if p.huge == nil {
+		t.Fatal("a large pool marked nothing")
+	}
+	s, id := p.huge.span, p.huge.id
+	checkMarked(t, s, p.recs, hp)
+	p = nil
+	for i := 0; ; i++ {
+		runtime.GC()
+		marked.Lock()
+		_, live := marked.spans[id]
+		marked.Unlock()
+		if !live {
+			break
+		}
+		if i == 100 {
+			t.Fatal("the pool's mark is still registered after 100 collections: its finalizer did not run")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// The runtime may have reused the range since, but nothing in this
+	// test marks memory now, so all of it must be unmarked.
+	checkUnmarked(t, s)
+}
+
 func TestUncovered(t *testing.T) {
 	live := map[uint64]hugeSpan{
 		1: {10, 5},  // [10, 15)
@@ -179,6 +221,12 @@ func TestUncovered(t *testing.T) {
 	want := []hugeSpan{{0, 10}, {22, 8}, {35, 5}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("uncovered([0, 40)) = %v, want %v", got, want)
+	}
+	nested := map[uint64]hugeSpan{1: {10, 10}, 2: {12, 2}, 3: {20, 10}}
+	got = uncovered(hugeSpan{0, 40}, nested)
+	want = []hugeSpan{{0, 10}, {30, 10}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("uncovered([0, 40)) with nested and touching spans = %v, want %v", got, want)
 	}
 	if got := uncovered(hugeSpan{12, 3}, live); len(got) != 0 {
 		t.Fatalf("uncovered([12, 15)) = %v, want nothing", got)
