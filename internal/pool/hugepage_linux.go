@@ -4,6 +4,7 @@ package pool
 
 import (
 	"bytes"
+	"cmp"
 	"os"
 	"runtime"
 	"slices"
@@ -26,8 +27,9 @@ import (
 // "always"; in mode "madvise", the default of many distributions, only ranges
 // marked with madvise(MADV_HUGEPAGE), and the Go runtime marks none. So a
 // pool marks its record array when the array spans four huge pages or more
-// and the mode is "madvise" (unless GODEBUG has disablethp=1, the runtime's
-// own switch to keep its heap off huge pages), and drops the pages the array
+// and the mode is "madvise" (unless the environment's GODEBUG has
+// disablethp=1, the runtime's own switch to keep its heap off huge pages; a
+// //go:debug line in the program is not seen), and drops the pages the array
 // already has, so that they fault in again as huge pages (moveMark says why
 // and when that is safe). Only the whole huge pages inside the array are
 // marked. The records are used from the start of the array on, so the
@@ -65,8 +67,8 @@ func pmdSize() uintptr {
 }
 
 // hugePage is the huge page size when pools mark their arrays, else 0: the
-// THP mode is "madvise", the page size is known, and GODEBUG does not set
-// disablethp=1.
+// THP mode is "madvise", the page size is known, and the environment's
+// GODEBUG does not set disablethp=1.
 var hugePage = sync.OnceValue(func() uintptr {
 	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
 	if err != nil || !bytes.Contains(b, []byte("[madvise]")) {
@@ -190,7 +192,7 @@ func uncovered(s hugeSpan, live map[uint64]hugeSpan) []hugeSpan {
 			over = append(over, o)
 		}
 	}
-	slices.SortFunc(over, func(a, b hugeSpan) int { return cmpUintptr(a.start, b.start) })
+	slices.SortFunc(over, func(a, b hugeSpan) int { return cmp.Compare(a.start, b.start) })
 	var out []hugeSpan
 	at := s.start
 	for _, o := range over {
@@ -203,14 +205,4 @@ func uncovered(s hugeSpan, live map[uint64]hugeSpan) []hugeSpan {
 		out = append(out, hugeSpan{at, s.end() - at})
 	}
 	return out
-}
-
-func cmpUintptr(a, b uintptr) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
