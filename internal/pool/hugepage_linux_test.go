@@ -55,7 +55,7 @@ func mappingAt(t *testing.T, a uintptr) mapping {
 
 // checkMarked fails t unless span s is made of at least four whole huge
 // pages inside recs and lies in one mapping marked for huge pages ("hg").
-func checkMarked(t *testing.T, s hugeSpan, recs []Record[int64], hp uintptr) mapping {
+func checkMarked(t *testing.T, s hugeSpan, recs []Record[int64], hp uintptr) {
 	t.Helper()
 	lo := uintptr(unsafe.Pointer(unsafe.SliceData(recs)))
 	hi := lo + uintptr(cap(recs))*unsafe.Sizeof(recs[0])
@@ -69,7 +69,6 @@ func checkMarked(t *testing.T, s hugeSpan, recs []Record[int64], hp uintptr) map
 	if !slices.Contains(m.flags, "hg") {
 		t.Fatalf("records not marked for huge pages: VmFlags %v", m.flags)
 	}
-	return m
 }
 
 // checkUnmarked fails t unless the span is flagged NOHUGEPAGE ("nh").
@@ -126,6 +125,10 @@ func TestMoveMark(t *testing.T) {
 	a := make([]Record[int64], n)
 	for i := range a { // make every page resident: the mark must drop them
 		a[i].Next = 0
+	}
+	span := spanOf(unsafe.Pointer(unsafe.SliceData(a)), uintptr(len(a))*unsafe.Sizeof(a[0]), hp)
+	if n := resident(t, a, span); n == 0 {
+		t.Fatal("no page of the array is resident before the mark: the check after it would prove nothing")
 	}
 	p.moveMark(a, hp)
 	t.Cleanup(func() { dropMark(p.huge) })
