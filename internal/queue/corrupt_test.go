@@ -561,3 +561,71 @@ func TestCorruptPQ15(t *testing.T) {
 		invariant.Expect(t, q.Invariant(), "PQ15")
 	})
 }
+
+// newVectorFixture is newFixture with grown slot vectors and a spare: six
+// more elements at key 70 grow level 2's slot 0 out of its arena chunk to 8
+// entries, and eight more at key 30 grow slot 1 to 8 and then 16, which
+// leaves the 8-entry vector among the spares.
+func newVectorFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := newFixture(t)
+	q := f.q
+	for range 6 {
+		if _, err := q.Add(70, "more"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 8 {
+		if _, err := q.Add(30, "more"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lv := &q.levels[2]
+	if err := q.Invariant(); err != nil {
+		t.Fatalf("vector fixture is not valid: %v", err)
+	}
+	if cap(lv.slots[0].back) != 8 || cap(lv.slots[1].back) != 16 || len(q.spare) != 1 || len(q.spare[0]) != 1 {
+		t.Fatalf("vector fixture: level 2 back vectors of capacity %d and %d, spares %v",
+			cap(lv.slots[0].back), cap(lv.slots[1].back), q.spare)
+	}
+	return f
+}
+
+func TestCorruptPQ16(t *testing.T) {
+	t.Run("spare still a slot's vector", func(t *testing.T) {
+		q := newVectorFixture(t).q
+		q.spare = append(q.spare, [][]uint32{q.levels[2].slots[1].back[:0]})
+		invariant.Expect(t, q.Invariant(), "PQ16")
+	})
+	t.Run("two slots share a vector", func(t *testing.T) {
+		q := newVectorFixture(t).q
+		q.levels[1].slots[3].front = q.levels[2].slots[0].back[:0] // an empty slot: no other check sees it
+		invariant.Expect(t, q.Invariant(), "PQ16")
+	})
+	t.Run("spare not empty", func(t *testing.T) {
+		q := newVectorFixture(t).q
+		q.spare[0][0] = q.spare[0][0][:1]
+		invariant.Expect(t, q.Invariant(), "PQ16")
+	})
+	t.Run("spare in another class", func(t *testing.T) {
+		q := newVectorFixture(t).q
+		q.spare = [][][]uint32{nil, q.spare[0]}
+		invariant.Expect(t, q.Invariant(), "PQ16")
+	})
+	t.Run("capacity of no class", func(t *testing.T) {
+		q := newVectorFixture(t).q
+		q.levels[1].slots[3].front = make([]uint32, 0, 12)
+		invariant.Expect(t, q.Invariant(), "PQ16")
+	})
+	t.Run("another slot's arena chunk", func(t *testing.T) {
+		q := newVectorFixture(t).q
+		lv := &q.levels[0]
+		lv.slots[0].back = lv.chunk(1) // slots 0 and 1 of level 0 are empty
+		invariant.Expect(t, q.Invariant(), "PQ16")
+	})
+	t.Run("arena too short", func(t *testing.T) {
+		q := newVectorFixture(t).q
+		q.levels[1].arena = q.levels[1].arena[:len(q.levels[1].arena)-1]
+		invariant.Expect(t, q.Invariant(), "PQ16")
+	})
+}

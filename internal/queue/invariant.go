@@ -1,18 +1,23 @@
 package queue
 
 import (
+	"cmp"
+	"fmt"
 	"math"
+	"slices"
+	"unsafe"
 
 	"github.com/gotimingwheel/timingwheel/invariant"
 )
 
 // Invariant checks every invariant of the queue and returns nil or an
-// *invariant.Violation naming the first one broken: PQ1-PQ15, and the pool's
+// *invariant.Violation naming the first one broken: PQ1-PQ16, and the pool's
 // AP1-AP8. docs/invariants.md states each and names the function that checks
 // it (checkPQ3 checks PQ3). The order: the geometry (PQ1, PQ2, PQ9); one walk
 // over every slot of every level, which checks each entry (PQ5, PQ3, PQ4,
 // PQ12), each slot (PQ6, PQ7, PQ13) and each level (PQ7, PQ6) as it passes
-// them; the mode (PQ14) and the radix heap of small mode (PQ15); the due list (PQ10); the
+// them; the mode (PQ14) and the radix heap of small mode (PQ15); the slot
+// vectors' memory (PQ16); the due list (PQ10); the
 // queue's counts (PQ6); the cached minimum (PQ8); the pool (AP*); the records
 // in use (PQ11). Cost: O(slots + capacity), one pass over the records.
 func (q *Queue[T]) Invariant() error {
@@ -38,6 +43,9 @@ func (q *Queue[T]) Invariant() error {
 	}
 	if inSmall > 0 && (levelMin < 0 || smallMin < levelMin) {
 		levelMin = smallMin
+	}
+	if err := q.checkPQ16(); err != nil {
+		return err
 	}
 	due, err := q.checkPQ10()
 	if err != nil {
@@ -414,4 +422,92 @@ func (q *Queue[T]) checkPQ15() (n int, smallest int64, err error) {
 			n, len(r.b), r.n, r.occ)
 	}
 	return n, smallest, nil
+}
+
+// checkPQ16: the slot vectors own their memory: an allocated level has an
+// arena of slotStart entries per slot; each slot's back vector is its own
+// arena chunk (starting at entry s·slotStart, capacity slotStart) or a
+// vector of capacity vecBase·2^k, and its front vector has no capacity
+// (nil) or is such a vector; spare[k] holds only empty vectors of capacity
+// vecBase·2^k; and no two of these vectors and arenas share memory, so that
+// no slot writes into another's entries. Cost: O(slots + v log v) for v
+// vectors outside the arenas.
+func (q *Queue[T]) checkPQ16() error {
+	var spans []vecSpan
+	for l := range q.levels {
+		lv := &q.levels[l]
+		if len(lv.arena) != len(lv.slots)*slotStart || lv.slots == nil && lv.arena != nil {
+			return invariant.Errorf("PQ16", "level %d: arena of %d entries for %d slots", l, len(lv.arena), len(lv.slots))
+		}
+		if lv.arena != nil {
+			spans = append(spans, newVecSpan(lv.arena, vecArena, l, 0))
+		}
+		for s := range lv.slots {
+			v := &lv.slots[s]
+			if cap(v.front) != 0 {
+				spans = append(spans, newVecSpan(v.front, vecFront, l, s))
+			}
+			if cap(v.back) != slotStart || vecAddr(v.back) != vecAddr(lv.arena[s*slotStart:]) {
+				spans = append(spans, newVecSpan(v.back, vecBack, l, s))
+			}
+		}
+	}
+	for k, st := range q.spare {
+		for j, v := range st {
+			if len(v) != 0 || cap(v) != vecBase<<k {
+				return invariant.Errorf("PQ16", "spare vector %d of class %d: length %d, capacity %d, want 0 and %d",
+					j, k, len(v), cap(v), vecBase<<k)
+			}
+			spans = append(spans, newVecSpan(v, vecSpare, k, j))
+		}
+	}
+	for _, sp := range spans {
+		if c := sp.cap(); sp.kind != vecArena && (c < vecBase || c&(c-1) != 0) {
+			return invariant.Errorf("PQ16", "%v: capacity %d, want %d·2^k", sp, c, vecBase)
+		}
+	}
+	slices.SortFunc(spans, func(a, b vecSpan) int { return cmp.Compare(a.lo, b.lo) })
+	for j := 1; j < len(spans); j++ {
+		if spans[j].lo < spans[j-1].hi {
+			return invariant.Errorf("PQ16", "%v and %v share memory", spans[j-1], spans[j])
+		}
+	}
+	return nil
+}
+
+// vecSpan is the memory of one vector or arena, for PQ16: addresses
+// [lo, hi), and what it is.
+type vecSpan struct {
+	lo, hi uintptr
+	kind   uint8 // vecArena, vecFront, vecBack or vecSpare
+	a, b   int   // level and slot; for a spare, class and index
+}
+
+const (
+	vecArena = iota
+	vecFront
+	vecBack
+	vecSpare
+)
+
+func newVecSpan(v []uint32, kind uint8, a, b int) vecSpan {
+	lo := vecAddr(v)
+	return vecSpan{lo: lo, hi: lo + uintptr(cap(v))*4, kind: kind, a: a, b: b}
+}
+
+// vecAddr is the address of v's first entry (v has capacity).
+func vecAddr(v []uint32) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(v))) }
+
+func (sp vecSpan) cap() int { return int(sp.hi-sp.lo) / 4 }
+
+func (sp vecSpan) String() string {
+	switch sp.kind {
+	case vecArena:
+		return fmt.Sprintf("level %d's arena", sp.a)
+	case vecFront:
+		return fmt.Sprintf("level %d slot %d's front vector", sp.a, sp.b)
+	case vecBack:
+		return fmt.Sprintf("level %d slot %d's back vector (not its arena chunk)", sp.a, sp.b)
+	}
+	return fmt.Sprintf("spare vector %d of class %d", sp.b, sp.a)
 }

@@ -61,16 +61,17 @@ var (
 // level is one level of the queue: 2^bits slots, each 2^shift keys wide,
 // covering the keys [minKey, maxKey].
 type level struct {
-	bits        uint   // b_i: the level has 1<<bits slots
-	shift       uint   // s_i = b_0 + ... + b_(i-1): each slot is 1<<shift keys wide
-	mask        uint64 // 1<<bits - 1: a key's slot is (key >> shift) & mask
-	span        int64  // maxKey - minKey when the range is not clamped at MaxKey
-	minKey      int64  // first key the level covers; slot-aligned unless MaxKey
-	maxKey      int64  // last key the level covers
-	length      int    // elements held at this level
-	slots       []slot // each slot's records, count and cached minimum (slots.go); nil until first used
-	occupied    bitmap // bit s is set iff slot s holds an element
-	keysPerSlot int64  // 1<<shift
+	bits        uint     // b_i: the level has 1<<bits slots
+	shift       uint     // s_i = b_0 + ... + b_(i-1): each slot is 1<<shift keys wide
+	mask        uint64   // 1<<bits - 1: a key's slot is (key >> shift) & mask
+	span        int64    // maxKey - minKey when the range is not clamped at MaxKey
+	minKey      int64    // first key the level covers; slot-aligned unless MaxKey
+	maxKey      int64    // last key the level covers
+	length      int      // elements held at this level
+	slots       []slot   // each slot's records, count and cached minimum (slots.go); nil until first used
+	arena       []uint32 // slotStart entries per slot: slot s's first back vector (chunk); allocated with slots
+	occupied    bitmap   // bit s is set iff slot s holds an element
+	keysPerSlot int64    // 1<<shift
 }
 
 func (lv *level) slot(key int64) int { return int((uint64(key) >> lv.shift) & lv.mask) }
@@ -114,6 +115,10 @@ type Queue[T any] struct {
 
 	scratch []uint32
 	sink    uint8 // written by prefetching loads so that the compiler keeps them
+
+	// spare[k] holds empty slot vectors of capacity vecBase<<k that no slot
+	// holds, for the next slot vector to grow (slots.go, PQ16).
+	spare [][][]uint32
 
 	// Small mode (small.go): while small is set, the elements not in the due
 	// list are in rad, a radix heap, and the levels hold nothing. curCap is
@@ -1171,24 +1176,37 @@ func (q *Queue[T]) Shrink() {
 			v.back[p] = to
 		}
 	})
-	// Release the slots' spare capacity too: empty slots drop their vectors,
-	// the others are rewritten without tombstones at their exact size.
+	// Release the slots' spare capacity too: an empty level drops its slots,
+	// an empty slot returns to its arena chunk, and the others are rewritten
+	// without tombstones in the smallest vector that holds them (their
+	// arena chunk, or a new one of capacity vecBase·2^k: the old one goes to
+	// the spares, which are then dropped). The entries keep their positions.
 	for l := range q.levels {
 		lv := &q.levels[l]
 		if lv.length == 0 {
-			lv.slots, lv.occupied = nil, nil
+			lv.slots, lv.arena, lv.occupied = nil, nil, nil
 			continue
 		}
 		for s := range lv.slots {
-			if lv.slots[s].count == 0 {
-				lv.slots[s] = slot{}
+			v := &lv.slots[s]
+			if v.count == 0 {
+				v.front, v.back = nil, lv.chunk(s)
 				continue
 			}
 			q.compact(l, s)
-			lv.slots[s].back = slices.Clip(lv.slots[s].back)
-			lv.slots[s].front = nil
+			switch n := len(v.back); {
+			case n <= slotStart && cap(v.back) > slotStart:
+				old := v.back
+				v.back = append(lv.chunk(s), old...)
+				q.recycle(old)
+			case n > slotStart && vecClass(n) < vecClass(cap(v.back)):
+				old := v.back
+				v.back = append(make([]uint32, 0, vecBase<<vecClass(n)), old...)
+				q.recycle(old)
+			}
 		}
 	}
+	q.spare = nil
 	q.smallClip()
 	q.dueBuf = slices.Clip(q.dueBuf)
 	q.firing = slices.Clip(q.firing)
@@ -1205,10 +1223,18 @@ func (q *Queue[T]) BytesHeld() int {
 	for l := range q.levels {
 		lv := &q.levels[l]
 		n += len(lv.occupied) * 8
+		n += len(lv.slots)*int(unsafe.Sizeof(slot{})) + cap(lv.arena)*4
 		for s := range lv.slots {
-			n += int(unsafe.Sizeof(slot{})) + (cap(lv.slots[s].front)+cap(lv.slots[s].back))*4
+			if c := cap(lv.slots[s].back); c > slotStart {
+				n += c * 4
+			}
+			n += cap(lv.slots[s].front) * 4
 		}
 	}
+	for k, st := range q.spare {
+		n += len(st)*(vecBase<<k)*4 + cap(st)*int(unsafe.Sizeof([]uint32(nil)))
+	}
+	n += cap(q.spare) * int(unsafe.Sizeof([][]uint32(nil)))
 	n += (cap(q.firing)+cap(q.dueBuf)+cap(q.scratch))*4 + q.smallBytes()
 	n += q.pool.Moved() * 48 // two map entries per moved record, roughly
 	return n

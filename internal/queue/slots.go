@@ -1,6 +1,8 @@
 package queue
 
 import (
+	"math/bits"
+
 	"github.com/gotimingwheel/timingwheel/internal/pool"
 )
 
@@ -19,6 +21,20 @@ import (
 // elements three to one (compactRatio), and emptied when its last element
 // leaves or it is fired or cascaded. A record's Next holds its position: the
 // index in back, or frontBit | the index in front.
+//
+// The vectors are recycled. A back vector starts in its slot's chunk of the
+// level's arena (slotStart entries); a vector grows by doubling, to
+// capacities vecBase·2^k, and takes its new array from the queue's spare
+// vectors when one of that capacity is there. A slot that empties gives
+// its vectors larger than 32 entries to the spares (vacate; the back
+// vector returns to its arena chunk), and a growth gives the array it
+// leaves. So the memory of the large vectors follows the most the slots
+// hold at once, not the sum of each slot's own peak, and a wheel that has
+// seen its largest load allocates nothing more. Kept per slot, as before,
+// the large vectors that move among the slots as the minimum sweeps the
+// levels gave every slot, one by one, a large vector of its own: a HOLD
+// wheel of 1e4 alarms grew from 72 to over 1000 bytes per alarm (PQ16;
+// docs/performance.md, phase 6).
 
 const frontBit = 1 << 31
 
@@ -66,15 +82,17 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 	// back vector, carved from the level's arena, instead of growing the
 	// slot's front vector from nothing (an allocation, and a scattered one).
 	if ahead && n != 0 {
-		if cap(v.front) == 0 {
-			// A cascade puts a batch ahead in most slots it reaches: start
-			// at frontStart rather than growing 1, 2, 4, ... one
-			// allocation at a time.
-			v.front = make([]uint32, 0, frontStart)
+		if len(v.front) == cap(v.front) {
+			// A cascade puts a batch ahead in most slots it reaches: a
+			// front vector starts at frontStart.
+			v.front = q.grow(v.front, frontStart)
 		}
 		r.Next = frontBit | uint32(len(v.front))
 		v.front = append(v.front, i)
 	} else {
+		if len(v.back) == cap(v.back) {
+			v.back = q.grow(v.back, vecBase)
+		}
 		r.Next = uint32(len(v.back))
 		v.back = append(v.back, i)
 	}
@@ -102,9 +120,100 @@ const compactRatio = 4
 const frontStart = 16
 
 // slotStart is the capacity of the back vector every slot starts with, carved
-// out of one allocation per level so that a new wheel does not allocate once
-// per slot.
+// out of one allocation per level (the level's arena) so that a new wheel
+// does not allocate once per slot.
 const slotStart = 4
+
+// vecBase is the smallest capacity of a vector outside the arenas: every such
+// vector has capacity vecBase·2^k for some k >= 0, and q.spare[k] holds the
+// spare ones of that capacity.
+const vecBase = 8
+
+// keepBack and keepFront are the largest back and front vectors a slot keeps
+// when it empties; larger ones go to the spares. A slot that holds a few
+// dozen elements in each turn of the wheel (HOLD at 1e4 alarms: about 10
+// per level-0 slot near the minimum, some put ahead by cascades) would
+// otherwise take two or three vectors from the spares and give them back
+// in every turn: HOLD 1e4 took 4 to 5% longer that way (docs/performance.md,
+// phase 6). What a slot keeps, at most 256 bytes, is allocated once per
+// slot; the vectors that a few slots at a time need, the large ones, move.
+const (
+	keepBack  = 32
+	keepFront = 32
+)
+
+// vecClass returns the k for which vecBase·2^k is the smallest such capacity
+// of at least n.
+func vecClass(n int) int {
+	if n <= vecBase {
+		return 0
+	}
+	return bits.Len(uint(n-1)) - 3 // vecBase = 2^3
+}
+
+// grow returns a vector holding v's entries with room for at least one more:
+// of capacity minCap, or twice v's (each rounded up to vecBase·2^k), taken
+// from the spares when there is one. v goes to the spares (recycle).
+func (q *Queue[T]) grow(v []uint32, minCap int) []uint32 {
+	return q.growTo(v, max(minCap, 2*cap(v)))
+}
+
+// growTo returns a vector holding v's entries, of capacity vecBase·2^k >= n,
+// taken from the spares when there is one; v goes to the spares.
+func (q *Queue[T]) growTo(v []uint32, n int) []uint32 {
+	k := vecClass(n)
+	var w []uint32
+	if k < len(q.spare) && len(q.spare[k]) > 0 {
+		st := q.spare[k]
+		w = st[len(st)-1][:len(v)]
+		st[len(st)-1] = nil
+		q.spare[k] = st[:len(st)-1]
+	} else {
+		w = make([]uint32, len(v), vecBase<<k)
+	}
+	copy(w, v)
+	q.recycle(v)
+	return w
+}
+
+// recycle puts v, which no slot holds any more, among the spares, unless it
+// is an arena chunk (capacity at most slotStart), which stays its slot's.
+func (q *Queue[T]) recycle(v []uint32) {
+	c := cap(v)
+	if c <= slotStart {
+		return
+	}
+	k := bits.TrailingZeros(uint(c)) - 3
+	for len(q.spare) <= k {
+		q.spare = append(q.spare, nil)
+	}
+	q.spare[k] = append(q.spare[k], v[:0])
+}
+
+// vacate gives the grown vectors of slot s of level lv, which holds no
+// element any more, to the spares, and points its back vector at its arena
+// chunk again; a back vector of up to keepBack entries and a front vector of
+// up to keepFront stay.
+func (q *Queue[T]) vacate(lv *level, s int) {
+	v := &lv.slots[s]
+	if cap(v.front) > keepFront {
+		q.recycle(v.front)
+		v.front = nil
+	} else {
+		v.front = v.front[:0]
+	}
+	if cap(v.back) > keepBack {
+		q.recycle(v.back)
+		v.back = lv.chunk(s)
+	} else {
+		v.back = v.back[:0]
+	}
+}
+
+// chunk returns slot s's chunk of the level's arena, empty.
+func (lv *level) chunk(s int) []uint32 {
+	return lv.arena[s*slotStart : s*slotStart : (s+1)*slotStart]
+}
 
 // allocLevel allocates the slots of level l on its first use.
 func (q *Queue[T]) allocLevel(l int) {
@@ -112,9 +221,9 @@ func (q *Queue[T]) allocLevel(l int) {
 	n := int(lv.mask) + 1
 	lv.slots = make([]slot, n)
 	lv.occupied = newBitmap(n)
-	arena := make([]uint32, n*slotStart)
+	lv.arena = make([]uint32, n*slotStart)
 	for s := range lv.slots {
-		lv.slots[s].back = arena[s*slotStart : s*slotStart : (s+1)*slotStart]
+		lv.slots[s].back = lv.chunk(s)
 	}
 }
 
@@ -134,7 +243,7 @@ func (q *Queue[T]) del(l, s int, i uint32) {
 	lv.slots[s].count--
 	lv.length--
 	if lv.slots[s].count == 0 {
-		v.front, v.back = v.front[:0], v.back[:0]
+		q.vacate(lv, s)
 		lv.occupied.unset(s)
 	}
 }
@@ -165,7 +274,13 @@ func (q *Queue[T]) compact(l, s int) {
 	v := &q.levels[l].slots[s]
 	tmp := q.scratch[:0]
 	q.each(l, s, func(i uint32) bool { tmp = append(tmp, i); return true })
-	v.front = v.front[:0]
+	if cap(v.front) != 0 {
+		q.recycle(v.front)
+		v.front = nil
+	}
+	if len(tmp) > cap(v.back) {
+		v.back = q.growTo(v.back[:0], len(tmp))
+	}
 	v.back = append(v.back[:0], tmp...)
 	for p, i := range v.back {
 		q.rec(i).Next = uint32(p)
@@ -176,8 +291,7 @@ func (q *Queue[T]) compact(l, s int) {
 // empty resets slot s of level l, whose elements have all been moved away.
 func (q *Queue[T]) empty(l, s int) {
 	lv := &q.levels[l]
-	v := &lv.slots[s]
-	v.front, v.back = v.front[:0], v.back[:0]
+	q.vacate(lv, s)
 	lv.length -= int(lv.slots[s].count)
 	lv.slots[s].count = 0
 	lv.occupied.unset(s)
