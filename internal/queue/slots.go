@@ -134,7 +134,7 @@ const vecBase = 8
 // dozen elements in each turn of the wheel (HOLD at 1e4 alarms: about 10
 // per level-0 slot near the minimum, some put ahead by cascades) would
 // otherwise take two or three vectors from the spares and give them back
-// in every turn: HOLD 1e4 took 4 to 5% longer that way (docs/performance.md,
+// in every turn: HOLD 1e4 took 5 to 7% longer that way (docs/performance.md,
 // phase 6). What a slot keeps, at most 256 bytes, is allocated once per
 // slot; the vectors that a few slots at a time need, the large ones, move.
 const (
