@@ -270,8 +270,9 @@ func (q *Queue[T]) keyOf(r *pool.Record[T]) int64 { return r.Time >> q.shift }
 // ErrKeyOutOfRange unless MinAllowedKey() <= key <= MaxAllowedKey(). On a queue
 // made by NewTimed, Add stores key << shift as the time. Cost: O(levels). It
 // allocates only to grow: the record pool, when more elements are live than
-// ever before, and a slot's vector, when the slot holds more elements than it
-// ever has (vectors keep their capacity, so a steady load allocates nothing).
+// ever before, and a slot's vector, when no spare vector of the size it needs
+// is left (slots.go: slots pass their large vectors to each other, so a
+// steady load allocates nothing once the queue has seen it).
 func (q *Queue[T]) Add(key int64, v T) (pool.Handle, error) {
 	if err := q.checkKey(key); err != nil {
 		return pool.Handle{}, err
@@ -1217,7 +1218,8 @@ func (q *Queue[T]) Shrink() {
 }
 
 // BytesHeld estimates the memory the queue holds: its records (used or
-// not), slot heads, bitmaps and forwarding entries.
+// not), slot heads, arenas, slot vectors and spare vectors, bitmaps, buffers
+// and forwarding entries.
 func (q *Queue[T]) BytesHeld() int {
 	n := (q.pool.Cap() + 1) * int(unsafe.Sizeof(pool.Record[T]{}))
 	for l := range q.levels {

@@ -28,9 +28,10 @@ import (
 // vectors when one of that capacity is there. A slot that empties gives
 // its vectors larger than 32 entries to the spares (vacate; the back
 // vector returns to its arena chunk), and a growth gives the array it
-// leaves. So the memory of the large vectors follows the most the slots
-// hold at once, not the sum of each slot's own peak, and a wheel that has
-// seen its largest load allocates nothing more. Kept per slot, as before,
+// leaves. So the large vectors are shared: their memory is, for each
+// capacity, the most the slots and the growths in flight have needed at
+// once (the spares keep that many), not the sum of each slot's own peak,
+// and a wheel that has seen its largest load allocates nothing more. Kept per slot, as before,
 // the large vectors that move among the slots as the minimum sweeps the
 // levels gave every slot, one by one, a large vector of its own: a HOLD
 // wheel of 1e4 alarms grew from 72 to over 1000 bytes per alarm (PQ16;
