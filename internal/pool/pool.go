@@ -173,12 +173,14 @@ func (p *Pool[T]) Cap() int { return cap(p.recs) - 1 }
 // the high-water mark, excluding the sentinel.
 func (p *Pool[T]) Len() int { return len(p.recs) - 1 }
 
-// Rec returns the record at index i. The pointer is valid until the next Alloc.
+// Rec returns the record at index i. The pointer is valid until the next Alloc
+// or Shrink: a growth or a Shrink moves the records to a new array, and on
+// Linux the old array's pages then read as zeros (release_linux.go).
 func (p *Pool[T]) Rec(i uint32) *Record[T] { return &p.recs[i] }
 
 // Records returns the record slice, indexed as Rec is, for a loop that
 // touches many records and must not reload the slice at each one. It is valid
-// until the next Alloc or Shrink.
+// until the next Alloc or Shrink (see Rec).
 func (p *Pool[T]) Records() []Record[T] { return p.recs }
 
 // Alloc returns the index of a fresh record with the given time and value and
@@ -222,7 +224,9 @@ func (p *Pool[T]) grow() {
 	recs := make([]Record[T], n, c)
 	p.markRecords(recs) // before the copy: it may drop the pages
 	copy(recs, p.recs)
+	old := p.recs
 	p.recs = recs
+	releaseRecords(old) // after the copy: its pages read as zeros then
 }
 
 // growDoubleMax is the pool size (in records) up to which grow doubles.
@@ -380,7 +384,9 @@ func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 	recs := make([]Record[T], newLen, newLen+max(slack, 0))
 	p.markRecords(recs) // before the copy: it may drop the pages
 	copy(recs, p.recs[:newLen])
+	old := p.recs
 	p.recs = recs
+	releaseRecords(old) // after the copy: its pages read as zeros then
 	// The free records that stay (those below the highest record at the last
 	// generation) form the new free list, lowest index first.
 	p.free = 0

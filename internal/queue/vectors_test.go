@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gotimingwheel/timingwheel/internal/checked"
@@ -281,5 +283,60 @@ func largeSlotsRun(t *testing.T, lb levelbits.LevelBits, seed uint64) {
 		if q.Len() != len(model) {
 			fail("step %d: Len %d, model %d", step, q.Len(), len(model))
 		}
+	}
+}
+
+// A queue whose record pool grows inside removal handlers, past the size
+// from which the pool gives a dropped array's pages back to the system (1
+// MiB: 32,768 records with a string value), keeps every element's key and
+// value: values hold pointers, collections run now and then, and every
+// element leaves once, in key order, with the value it was added with.
+func TestPoolGrowthInHandlersKeepsValues(t *testing.T) {
+	if checked.On {
+		t.Skip("150,000 adds with Invariant, O(capacity), after each: the pool's own tests cover the release in checked mode")
+	}
+	q := queue.New[string](mustLB(t, 11, 10, 10), 0)
+	val := func(id int) string { return "v" + strconv.Itoa(id) }
+	keyOf := map[int]int64{}
+	next := 0
+	add := func(k int64) {
+		if _, err := q.Add(k, val(next)); err != nil {
+			t.Fatal(err)
+		}
+		keyOf[next] = k
+		next++
+	}
+	for i := range 1000 {
+		add(int64(i % 97))
+	}
+	seen := map[string]bool{}
+	last := int64(-1)
+	calls := 0
+	removed := func(e queue.Element[string]) {
+		calls++
+		if seen[e.Value] || e.Key < last {
+			t.Fatalf("element %q (key %d) after key %d, seen before: %v", e.Value, e.Key, last, seen[e.Value])
+		}
+		id, err := strconv.Atoi(strings.TrimPrefix(e.Value, "v"))
+		if err != nil || keyOf[id] != e.Key {
+			t.Fatalf("element of key %d has value %q (%v), added with key %d", e.Key, e.Value, err, keyOf[id])
+		}
+		seen[e.Value], last = true, e.Key
+		if next < 150_000 {
+			for range 3 { // the queue grows by two per removal
+				add(q.MinAllowedKey() + int64(next%997))
+			}
+		}
+		if calls%20_000 == 0 {
+			runtime.GC()
+		}
+	}
+	for q.Len() > 0 {
+		if err := q.IncreaseMinAllowedKey(q.MinAllowedKey()+50, removed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(seen) != next {
+		t.Fatalf("%d elements left, %d added", len(seen), next)
 	}
 }
