@@ -31,11 +31,11 @@ import (
 // leaves. So the large vectors are shared: their memory is, for each
 // capacity, the most the slots and the growths in flight have needed at
 // once (the spares keep that many), not the sum of each slot's own peak,
-// and a wheel that has seen its largest load allocates nothing more. Kept per slot, as before,
-// the large vectors that move among the slots as the minimum sweeps the
-// levels gave every slot, one by one, a large vector of its own: a HOLD
-// wheel of 1e4 alarms grew from 72 to over 1000 bytes per alarm (PQ16;
-// docs/performance.md, phase 6).
+// and a wheel that has seen its largest load allocates nothing more. Kept
+// per slot, as before, the large vectors that move among the slots as the
+// minimum sweeps the levels gave every slot, one by one, a large vector of
+// its own: a HOLD wheel of 1e4 alarms grew from 72 to over 1000 bytes per
+// alarm (PQ16; docs/performance.md, phase 6).
 
 const frontBit = 1 << 31
 
