@@ -4,6 +4,7 @@ package pool
 
 import (
 	"os"
+	"runtime"
 	"syscall"
 	"unsafe"
 )
@@ -11,8 +12,8 @@ import (
 // Dropped record arrays go back to the system at once (Linux).
 //
 // A pool that grows copies its records to a larger array and drops the old
-// one; grown from empty to 1e7 records by an eighth at a time, it drops
-// about eight times its final size on the way. The collector frees those
+// one; grown to 1e7 records (doubling up to 65,536, then by an eighth at a
+// time), it drops about eight times its final size on the way. The collector frees those
 // arrays only at its next cycle, and the runtime returns freed memory to the
 // system slowly, while a growing pool seldom fits its next, larger array
 // into the holes: a HOLD wheel of 1e7 alarms grown on demand peaked at about
@@ -20,13 +21,18 @@ import (
 // 7). So the pool gives the whole pages of an array it has just dropped
 // (grow and Shrink, after the copy) back to the system with
 // madvise(MADV_DONTNEED), which the runtime itself uses to return memory.
-// The array is still the pool's, garbage that nothing reads: the pool held
-// the only reference (no code keeps a *Record across a call that may grow
-// the pool), and a collection already under way that scans it finds zeros,
-// which are nil pointers, where the values were, while the copies in the
-// new array keep their referents alive. When the runtime frees the array and
-// hands its memory out again, it zeroes it as it does any freed memory, and
-// the pages fault back in.
+// Nothing reads the dropped array any more (the pool held the only
+// reference, and no code keeps a *Record across a call that may grow or
+// shrink the pool), but it must stay allocated until the call returns, or
+// the collector could free it and hand its pages to another object first:
+// releaseRecords keeps it alive past the call. A collection under way that
+// scans it finds zeros, nil pointers, where the values were; the copy into
+// the new array ran the write barrier, which keeps their referents alive.
+// When the runtime frees the array and hands its memory out again, it
+// zeroes it as it does any freed memory, and the pages fault back in. The
+// call and those faults land on the Add that grows the pool (or on
+// Shrink). In THP mode "always" the release also breaks up the huge pages
+// the array had.
 
 // releaseMin is the array size in bytes from which a dropped array's pages
 // are given back: below it, the memory is likely reused soon, and the
@@ -49,4 +55,7 @@ func releaseRecords[T any](recs []Record[T]) {
 		// An error leaves the pages resident, which is correct, just larger.
 		syscall.Syscall(syscall.SYS_MADVISE, start, end-start, syscall.MADV_DONTNEED)
 	}
+	// The addresses above are plain numbers: without this, recs could be
+	// collected, and its pages given to another object, before the call.
+	runtime.KeepAlive(recs)
 }
