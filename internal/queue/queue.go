@@ -1180,8 +1180,9 @@ func (q *Queue[T]) Shrink() {
 	// Release the slots' spare capacity too: an empty level drops its slots,
 	// an empty slot returns to its arena chunk, and the others are rewritten
 	// without tombstones in the smallest vector that holds them (their
-	// arena chunk, or a new one of capacity vecBase·2^k: the old one goes to
-	// the spares, which are then dropped). The entries keep their positions.
+	// arena chunk, or a new one of capacity vecBase·2^k), leaving the old
+	// one to the collector, as the spares are. The entries keep their
+	// positions.
 	for l := range q.levels {
 		lv := &q.levels[l]
 		if lv.length == 0 {
@@ -1197,13 +1198,9 @@ func (q *Queue[T]) Shrink() {
 			q.compact(l, s)
 			switch n := len(v.back); {
 			case n <= slotStart && cap(v.back) > slotStart:
-				old := v.back
-				v.back = append(lv.chunk(s), old...)
-				q.recycle(old)
+				v.back = append(lv.chunk(s), v.back...)
 			case n > slotStart && vecClass(n) < vecClass(cap(v.back)):
-				old := v.back
-				v.back = append(make([]uint32, 0, vecBase<<vecClass(n)), old...)
-				q.recycle(old)
+				v.back = append(make([]uint32, 0, vecBase<<vecClass(n)), v.back...)
 			}
 		}
 	}
