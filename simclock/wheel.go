@@ -32,7 +32,7 @@ func newWheel(cfg config.Config) *wheel {
 // after its own wheel clock, wnow, and now <= wnow+1), or reports false when
 // at is after maxAllowed(), beyond the level bits' reach.
 func (w *wheel) add(at int64, v *timer) (alarm.Alarm, bool) {
-	if at>>w.shift > w.q.MaxAllowedKey() {
+	if !w.q.KeyFits(at >> w.shift) {
 		return alarm.Alarm{}, false
 	}
 	return w.q.AddTimeChecked(at, v), true

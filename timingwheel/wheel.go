@@ -312,7 +312,7 @@ func (w *Wheel[T]) checkAt(at time.Time) (int64, error) {
 		return 0, w.beforeInterval(at)
 	}
 	ns := sec*1e9 + int64(at.Nanosecond())
-	if ns > maxTimeNs || ns>>w.shift > w.q.MaxAllowedKey() {
+	if ns > maxTimeNs || !w.q.KeyFits(ns>>w.shift) {
 		return 0, w.tooFar(at)
 	}
 	if ns>>w.shift < w.now>>w.shift {

@@ -234,11 +234,36 @@ func (q *Queue[T]) IsEmpty() bool { return q.length == 0 }
 // IncreaseMinAllowedKey. Cost: O(1).
 func (q *Queue[T]) MinAllowedKey() int64 { return q.minAllowed }
 
-// MaxAllowedKey returns the largest key Add accepts: the top level's maximum,
-// at least MinAllowedKey + 2^B - 1 (B the sum of the level bits), capped at
-// MaxKey >> Shift(), the key of the last representable time. Cost: O(1).
+// MaxAllowedKey returns the largest key Add accepts: the top level's maximum
+// once level 0 starts at MinAllowedKey, at least MinAllowedKey + 2^B - 1 (B
+// the sum of the level bits), capped at MaxKey >> Shift(), the key of the
+// last representable time. Cost: O(1), or O(levels) in small mode after an
+// increase (the levels' geometry is brought up lazily there, syncLevels).
 func (q *Queue[T]) MaxAllowedKey() int64 {
-	return min(q.levels[len(q.levels)-1].maxKey, MaxKey>>q.shift)
+	top := q.levels[len(q.levels)-1].maxKey
+	if q.levels[0].minKey != q.minAllowed {
+		top = q.reachFrom(q.minAllowed)
+	}
+	return min(top, MaxKey>>q.shift)
+}
+
+// KeyFits reports whether key <= MaxAllowedKey(). The levels' geometry only
+// moves up, so a key within the geometry they have fits without computing
+// the one they would have (small mode keeps it lagging). Cost: O(1) but for
+// keys near the maximum.
+func (q *Queue[T]) KeyFits(key int64) bool {
+	return key <= min(q.levels[len(q.levels)-1].maxKey, MaxKey>>q.shift) || key <= q.MaxAllowedKey()
+}
+
+// reachFrom returns the last key the levels would cover with level 0
+// starting at min0, as setMin lays them out, without moving them.
+func (q *Queue[T]) reachFrom(min0 int64) int64 {
+	hi := addClamp(min0, q.levels[0].span)
+	for l := 1; l < len(q.levels); l++ {
+		lv := &q.levels[l]
+		hi = addClamp(lv.minAfter(hi), lv.span)
+	}
+	return hi
 }
 
 // Shift returns the shift that maps an element's time to its key.
@@ -317,7 +342,7 @@ func (q *Queue[T]) add(t, key int64, v T) pool.Handle {
 }
 
 func (q *Queue[T]) checkKey(key int64) error {
-	if key < q.minAllowed || key > q.MaxAllowedKey() {
+	if key < q.minAllowed || !q.KeyFits(key) {
 		return fmt.Errorf("%w: key %d, allowed [%d, %d]", ErrKeyOutOfRange, key, q.minAllowed, q.MaxAllowedKey())
 	}
 	return nil
@@ -327,7 +352,7 @@ func (q *Queue[T]) checkTime(t int64) error {
 	if t < 0 || t > MaxKey {
 		return fmt.Errorf("%w: time %d, allowed [0, %d]", ErrKeyOutOfRange, t, MaxKey)
 	}
-	if key := t >> q.shift; key < q.minAllowed || key > q.MaxAllowedKey() {
+	if key := t >> q.shift; key < q.minAllowed || !q.KeyFits(key) {
 		return fmt.Errorf("%w: time %d has key %d, allowed [%d, %d]",
 			ErrKeyOutOfRange, t, key, q.minAllowed, q.MaxAllowedKey())
 	}

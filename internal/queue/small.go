@@ -50,9 +50,10 @@ import (
 // straight to their slot and never move, which the radix heap cannot beat).
 // curCap goes back to smallCap whenever small mode empties, and the queue
 // returns to small mode, with curCap at smallCap, at the first Add after the
-// levels have emptied. The level geometry (minimum,
-// maximum, MaxAllowedKey) moves with MinAllowedKey in both modes, so which
-// mode a queue is in changes no result. The levels' slot arrays, once
+// levels have emptied. MaxAllowedKey follows MinAllowedKey in both modes, so
+// which mode a queue is in changes no result; in small mode the levels'
+// geometry itself is brought up only when something reads it (syncLevels).
+// The levels' slot arrays, once
 // allocated, are kept (a queue that goes back and forth allocates nothing
 // more); Shrink releases them.
 //
@@ -143,6 +144,7 @@ func (q *Queue[T]) makeRoom() bool {
 	if q.curCap >= q.wideCap {
 		return false
 	}
+	q.syncLevels() // level 0's range decides
 	beyond, max0 := 0, q.levels[0].maxKey
 	for b := range q.rad.b {
 		for _, e := range q.rad.b[b].e {
@@ -156,6 +158,19 @@ func (q *Queue[T]) makeRoom() bool {
 	}
 	q.curCap = min(2*q.curCap, q.wideCap)
 	return true
+}
+
+// syncLevels brings the levels' geometry up to MinAllowedKey. Small mode
+// leaves it behind as MinAllowedKey grows (the levels hold nothing, and
+// laying them out anew at every advance cost a tenth of an event at SPARSE);
+// whatever reads it in small mode (makeRoom, spill) calls this first, and
+// MaxAllowedKey computes what it would be. The layout is a function of level
+// 0's minimum alone, so bringing it up once equals bringing it up at every
+// step.
+func (q *Queue[T]) syncLevels() {
+	if q.levels[0].minKey < q.minAllowed {
+		q.setMin(q.minAllowed) // the levels hold nothing: no cascade
+	}
 }
 
 // enterSmall starts small mode, empty.
@@ -341,10 +356,7 @@ func (q *Queue[T]) collectSmall(key int64, limit int) int64 {
 		q.minValid = false
 	}
 	q.dueLen += n
-	q.minAllowed = key
-	if q.levels[0].minKey < key {
-		q.setMin(key) // the levels hold nothing: no cascade
-	}
+	q.minAllowed = key // the levels' geometry lags (syncLevels)
 	return key
 }
 
@@ -440,6 +452,7 @@ func (q *Queue[T]) smallBytes() int {
 // Placing reads and writes only the levels and the records, so the buckets
 // are emptied after.
 func (q *Queue[T]) spill() {
+	q.syncLevels()
 	q.small = false
 	for b := range q.rad.b {
 		for _, e := range q.rad.b[b].e {

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -320,4 +321,99 @@ func TestSmallModeGrowsWhileWide(t *testing.T) {
 			t.Fatalf("small mode holds %d narrow keys, cap %d (small cap %d); want a spill at %d", q.smallLen(), q.curCap, q.smallCap, smallMax)
 		}
 	})
+}
+
+// reachOf is the last key levels of the given bits cover when level 0
+// starts at lo, worked out from the layout's definition (docs/design.md):
+// level 0 covers [lo, lo + 2^b_0 - 1]; level l covers the 2^(s_l + b_l)
+// keys from the first multiple of 2^s_l after level l-1's last key, where
+// s_l is the sum of the bits below it; every bound is capped at MaxKey.
+func reachOf(bits []int, lo int64) int64 {
+	hi, s := int64(0), 0
+	for l, b := range bits {
+		if l > 0 {
+			if hi == MaxKey {
+				return MaxKey
+			}
+			lo = (hi + 1) >> s << s
+		}
+		if b+s >= 62 || lo > MaxKey-(int64(1)<<(b+s)-1) {
+			return MaxKey
+		}
+		hi = lo + int64(1)<<(b+s) - 1
+		s += b
+	}
+	return hi
+}
+
+// TestSmallModeGeometryLags checks that the levels' geometry, which small
+// mode brings up only when it is read, answers as if it had moved at every
+// advance: MaxAllowedKey, what Add accepts at and past it, and a spill at the
+// wide cap (the path on which makeRoom does not bring it up first) put the
+// elements where the current geometry says, in order.
+func TestSmallModeGeometryLags(t *testing.T) {
+	bits := []int{5, 3, 3} // level 0: 32 keys; the levels reach key 2303 from 0
+	lb, err := levelbits.New(bits...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, to := range []int64{1, 37, 1000} {
+		q := New[int](lb, 0)
+		q.wideCap = 16
+		r := rand.New(rand.NewPCG(uint64(to), 1))
+		var keys []int64
+		var vals []int
+		add := func(k int64, v int) {
+			t.Helper()
+			if _, err := q.Add(k, v); err != nil {
+				t.Fatalf("to %d: Add(%d): %v", to, k, err)
+			}
+			keys, vals = append(keys, k), append(vals, v)
+		}
+		// Fill small mode to the wide cap with keys beyond level 0 before
+		// and after the advance, then advance: the geometry lags.
+		for v := range 16 {
+			add(1100+r.Int64N(1200), v)
+		}
+		if err := q.IncreaseMinAllowedKey(to, nil); err != nil {
+			t.Fatal(err)
+		}
+		if !q.small || q.curCap != q.wideCap || q.levels[0].minKey >= to {
+			t.Fatalf("to %d: small %v, cap %d of %d, level 0 at %d: the test needs a full radix heap and a lagging geometry",
+				to, q.small, q.curCap, q.wideCap, q.levels[0].minKey)
+		}
+		if err := q.Invariant(); err != nil {
+			t.Fatalf("to %d: %v", to, err)
+		}
+		maxKey := reachOf(bits, to)
+		if got := q.MaxAllowedKey(); got != maxKey {
+			t.Fatalf("to %d: MaxAllowedKey %d, want %d", to, got, maxKey)
+		}
+		if _, err := q.Add(maxKey+1, -1); !errors.Is(err, ErrKeyOutOfRange) {
+			t.Fatalf("to %d: Add(MaxAllowedKey+1) = %v, want ErrKeyOutOfRange", to, err)
+		}
+		// The radix heap is full at the wide cap: this Add spills.
+		add(maxKey, 16)
+		if q.small {
+			t.Fatalf("to %d: still in small mode after %d adds at the wide cap %d", to, len(keys), q.wideCap)
+		}
+		if err := q.Invariant(); err != nil {
+			t.Fatalf("to %d: after the spill: %v", to, err)
+		}
+		order := make([]int, len(keys))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
+		var got, want []int
+		for _, i := range order {
+			want = append(want, vals[i])
+		}
+		if err := q.IncreaseMinAllowedKey(maxKey+1, func(e Element[int]) { got = append(got, e.Value) }); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("to %d: removed %v, want %v", to, got, want)
+		}
+	}
 }
