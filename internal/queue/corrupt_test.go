@@ -114,6 +114,11 @@ func TestFixtureValid(t *testing.T) {
 }
 
 func TestCorruptPQ1(t *testing.T) {
+	t.Run("reach not the top level's max", func(t *testing.T) {
+		f := newFixture(t)
+		f.q.reach--
+		invariant.Expect(t, f.q.Invariant(), "PQ1")
+	})
 	t.Run("min off alignment", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.levels[1].minKey = 5 // level 1's slots are 4 keys wide

@@ -146,7 +146,7 @@ func (q *Queue[T]) walkSlot(l, s int) (n int, slotMin int64, err error) {
 // slots, keysPerSlot_i = 2^s_i, span_i = 2^(b_i+s_i) - 1 (MaxKey at 62 bits),
 // min_i slot-aligned (or MaxKey), max_i = min(min_i + span_i, MaxKey); a level
 // in use has 2^b_i slots, counts, a bitmap of as many bits and, above level 0,
-// cached minima (PQ13).
+// cached minima (PQ13); reach = min(max_top, MaxKey >> shift).
 func (q *Queue[T]) checkPQ1() error {
 	var bitsPerSlot uint
 	for l := range q.levels {
@@ -175,6 +175,9 @@ func (q *Queue[T]) checkPQ1() error {
 			return invariant.Errorf("PQ1", "level %d: max %d, want %d", l, lv.maxKey, addClamp(lv.minKey, lv.span))
 		}
 		bitsPerSlot += lv.bits
+	}
+	if want := min(q.levels[len(q.levels)-1].maxKey, MaxKey>>q.shift); q.reach != want {
+		return invariant.Errorf("PQ1", "reach %d, want %d (the top level's max, at most %d)", q.reach, want, MaxKey>>q.shift)
 	}
 	return nil
 }

@@ -100,6 +100,7 @@ type Queue[T any] struct {
 	pool       *pool.Pool[T]
 	levels     []level
 	shift      uint  // key = time >> shift
+	reach      int64 // min(top level's maxKey, MaxKey >> shift): MaxAllowedKey() but while small mode lets the levels lag
 	length     int   // elements linked at a level or waiting in the due list
 	minAllowed int64 // MinAllowedKey(); levels[0].minKey lags it only inside or after an interrupted increase
 
@@ -216,6 +217,7 @@ func NewTimed[T any](lb levelbits.LevelBits, capacity int, shift uint) *Queue[T]
 		}
 		bitsPerSlot += b
 	}
+	q.setReach()
 	q.smallCap = smallCapFor(q.levels[0].bits)
 	q.wideCap = wideCapFor(q.levels[0].bits)
 	if q.smallCap > 0 {
@@ -240,30 +242,32 @@ func (q *Queue[T]) MinAllowedKey() int64 { return q.minAllowed }
 // last representable time. Cost: O(1), or O(levels) in small mode after an
 // increase (the levels' geometry is brought up lazily there, syncLevels).
 func (q *Queue[T]) MaxAllowedKey() int64 {
-	top := q.levels[len(q.levels)-1].maxKey
 	if q.levels[0].minKey != q.minAllowed {
-		top = q.reachFrom(q.minAllowed)
+		return q.reachFrom(q.minAllowed)
 	}
-	return min(top, MaxKey>>q.shift)
+	return q.reach
 }
 
 // KeyFits reports whether key <= MaxAllowedKey(). The levels' geometry only
-// moves up, so a key within the geometry they have fits without computing
-// the one they would have (small mode keeps it lagging). Cost: O(1) but for
-// keys near the maximum.
+// moves up, so a key within the reach they have fits without computing the
+// one they would have (small mode lets them lag). Cost: O(1), O(levels) for
+// keys past the levels' reach.
 func (q *Queue[T]) KeyFits(key int64) bool {
-	return key <= min(q.levels[len(q.levels)-1].maxKey, MaxKey>>q.shift) || key <= q.MaxAllowedKey()
+	return key <= q.reach || key <= q.reachFrom(q.minAllowed)
 }
 
-// reachFrom returns the last key the levels would cover with level 0
-// starting at min0, as setMin lays them out, without moving them.
+// setReach sets reach from the top level's maximum.
+func (q *Queue[T]) setReach() { q.reach = min(q.levels[len(q.levels)-1].maxKey, MaxKey>>q.shift) }
+
+// reachFrom returns what reach would be with level 0 starting at min0, as
+// setMin lays the levels out, without moving them.
 func (q *Queue[T]) reachFrom(min0 int64) int64 {
 	hi := addClamp(min0, q.levels[0].span)
 	for l := 1; l < len(q.levels); l++ {
 		lv := &q.levels[l]
 		hi = addClamp(lv.minAfter(hi), lv.span)
 	}
-	return hi
+	return min(hi, MaxKey>>q.shift)
 }
 
 // Shift returns the shift that maps an element's time to its key.
@@ -975,6 +979,7 @@ func (q *Queue[T]) setMin(newMin int64) {
 		}
 		prevMax = lv.maxKey
 	}
+	q.setReach()
 }
 
 // cascade moves the elements of level l's slots that start in [from, to) down
