@@ -142,7 +142,9 @@ func (q *Queue[T]) IsEmpty() bool { return q.impl.IsEmpty() }
 func (q *Queue[T]) MinAllowedKey() int64 { return q.impl.MinAllowedKey() }
 
 // MaxAllowedKey returns the largest key Add accepts: the top level's last
-// key, which grows with MinAllowedKey, at most MaxKey. Cost: O(1).
+// key, which grows with MinAllowedKey, at most MaxKey. Cost: O(1), or
+// O(levels) while the queue holds few elements after an increase (its
+// levels are then laid out only when needed).
 func (q *Queue[T]) MaxAllowedKey() int64 { return q.impl.MaxAllowedKey() }
 
 // MinKey returns the smallest key in the queue, or false when it is empty.

@@ -337,7 +337,7 @@ func (w *Wheel[T]) checkIntervalForAlarm(n int64) error {
 	if n < w.now>>w.shift {
 		return fmt.Errorf("%w: interval %d, allowed from %d", ErrBeforeCurrentInterval, n, w.now>>w.shift)
 	}
-	if n > w.q.MaxAllowedKey() {
+	if !w.q.KeyFits(n) {
 		return fmt.Errorf("%w: interval %d, allowed up to %d", ErrTooFarInFuture, n, w.MaxAllowedAlarmIntervalNum())
 	}
 	return nil

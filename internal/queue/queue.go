@@ -102,7 +102,7 @@ type Queue[T any] struct {
 	shift      uint  // key = time >> shift
 	reach      int64 // min(top level's maxKey, MaxKey >> shift): MaxAllowedKey() but while small mode lets the levels lag
 	length     int   // elements linked at a level or waiting in the due list
-	minAllowed int64 // MinAllowedKey(); levels[0].minKey lags it only inside or after an interrupted increase
+	minAllowed int64 // MinAllowedKey(); levels[0].minKey lags it only in small mode (PQ9)
 
 	minKey   int64 // when minValid: the smallest key of any element
 	minValid bool
