@@ -100,7 +100,7 @@ type Queue[T any] struct {
 	pool       *pool.Pool[T]
 	levels     []level
 	shift      uint  // key = time >> shift
-	reach      int64 // min(top level's maxKey, MaxKey >> shift): MaxAllowedKey() but while small mode lets the levels lag
+	reach      int64 // min(top level's maxKey, MaxKey >> shift): MaxAllowedKey(), except while small mode lets the levels lag
 	length     int   // elements linked at a level or waiting in the due list
 	minAllowed int64 // MinAllowedKey(); levels[0].minKey lags it only in small mode (PQ9)
 
