@@ -3,6 +3,7 @@ package config_test
 import (
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -174,13 +175,14 @@ func TestNewTrimsLevelBits(t *testing.T) {
 }
 
 func TestNewErrors(t *testing.T) {
-	tests := []struct {
+	type errCase struct {
 		name string
 		p    config.AlarmPrecision
 		opts []config.Option
 		want error
 		msg  []string
-	}{
+	}
+	tests := []errCase{
 		// A negative exponent is reachable through Div: an error, not a panic.
 		{"negative exponent via Div", config.OneNanosecond.Div(1), nil, config.ErrPrecisionOutOfRange, []string{"2^-1", "[0, 61]"}},
 		{"very negative", config.AboutOneSecond.Div(100), nil, config.ErrPrecisionOutOfRange, []string{"2^-70", "[0, 61]"}},
@@ -188,11 +190,16 @@ func TestNewErrors(t *testing.T) {
 		{"way too large", config.AboutOneDay.Mul(1000), nil, config.ErrPrecisionOutOfRange, []string{"2^1046"}},
 		{"zero level bits", config.AboutOneMicrosecond, []config.Option{config.WithLevelBits(levelbits.LevelBits{})}, config.ErrInvalidLevelBits, []string{"[]"}},
 		{"negative capacity", config.AboutOneMicrosecond, []config.Option{config.WithCapacity(-1)}, config.ErrCapacityOutOfRange, []string{"-1", "[0, 4294967294]"}},
-		{"capacity past the index limit", config.AboutOneMicrosecond, []config.Option{config.WithCapacity(1 << 62)}, config.ErrCapacityOutOfRange, []string{"4611686018427387904", "[0, 4294967294]"}},
-		{"capacity one past the limit", config.AboutOneMicrosecond, []config.Option{config.WithCapacity(int(config.MaxCapacity + 1))}, config.ErrCapacityOutOfRange, []string{"4294967295", "[0, 4294967294]"}},
 		// Order: precision first, then level bits, then capacity.
 		{"precision before level bits", -1, []config.Option{config.WithLevelBits(levelbits.LevelBits{}), config.WithCapacity(-1)}, config.ErrPrecisionOutOfRange, nil},
 		{"level bits before capacity", 0, []config.Option{config.WithCapacity(-1), config.WithLevelBits(levelbits.LevelBits{})}, config.ErrInvalidLevelBits, nil},
+	}
+	if strconv.IntSize == 64 { // where int is 32 bits, no int is past the limit
+		one := int64(1)
+		tests = append(tests, []errCase{
+			{"capacity past the index limit", config.AboutOneMicrosecond, []config.Option{config.WithCapacity(int(one << 62))}, config.ErrCapacityOutOfRange, []string{"4611686018427387904", "[0, 4294967294]"}},
+			{"capacity one past the limit", config.AboutOneMicrosecond, []config.Option{config.WithCapacity(int(int64(config.MaxCapacity) + one))}, config.ErrCapacityOutOfRange, []string{"4294967295", "[0, 4294967294]"}},
+		}...)
 	}
 	all := []error{config.ErrPrecisionOutOfRange, config.ErrInvalidLevelBits, config.ErrCapacityOutOfRange, config.ErrNonPositivePrecision}
 	for _, tc := range tests {
