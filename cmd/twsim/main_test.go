@@ -125,7 +125,7 @@ func TestRunSmall(t *testing.T) {
 		`(?m)^# SPARSE N=10000 fill_ns=[0-9]+ drain_ns=[0-9]+ advance_steps=10000 reps=21 \(median\)$`,
 		`(?m)^# SPARSE_PACKED 10000 `,
 		`(?m)^MEM 2000 [0-9]+\.[0-9] [0-9]+$`,
-		`(?m)^# MEM N=2000 bytes_per_alarm=[0-9.]+ without_empty_wheel=[0-9.]+ empty_wheel_bytes=-?[0-9]+ live=2000 copies=500$`,
+		`(?m)^# MEM N=2000 bytes_per_alarm=[0-9.]+ without_empty_wheel=[0-9.]+ empty_wheel_bytes=-?[0-9]+ live=2000 copies=50$`,
 		`(?m)^# heap4: SPARSE 10000 `,
 		`(?m)^\s+workload\s+N\s+wheel ns/op\s+allocs/op\s+bytes/alarm\s+peak RSS MiB\s+checksum\s+heap4 ns/op\s+ratio$`,
 		`(?m)^\s+SPARSE\s+10000\s`,

@@ -69,9 +69,10 @@ func memStats() (heap, mallocs uint64) {
 }
 
 // heapAfterGC collects garbage and returns the live heap. It collects twice:
-// what a finalizer run by the first collection releases is freed by the
-// second (on linux/386 a single collection left CLOCK-NEW's live heap per
-// timer at -8 bytes in cmd/twsim's tests).
+// after one collection, readings a few kilobytes apart could be off by
+// that much (on linux/386 CLOCK-NEW's live heap per timer read -8 bytes in
+// cmd/twsim's tests; objects a finalizer releases, or memory the runtime
+// accounts per span, are the candidates, not told apart).
 func heapAfterGC() uint64 {
 	runtime.GC()
 	runtime.GC()
@@ -372,11 +373,10 @@ func Sparse[H any](newT func(b uint) Timers[H], b uint, packed bool, check bool)
 // Mem runs MEM: the live heap per alarm after adding n (docs/workloads.md: N =
 // 1,000,000) alarms (seed n, b = 10, times the first n exp_sample(1e6)
 // values, drawn one at a time), wheel included. newT is called between the
-// heap readings, so its empty size is measured. Below N = 1e6 it fills
-// MemCopies(n) structures alike and divides by all their alarms, as the
-// runtime accounts the live heap in spans of kilobytes: one wheel of 100
-// alarms read 70.9 or 96.2 bytes per alarm as one or two collections ran
-// before each reading, 10,000 of them 77.0 either way.
+// heap readings, so its empty size is measured. Below N = 1e5 it fills
+// MemCopies(n) structures alike and divides by all their alarms: one wheel
+// of 100 alarms read 70.9 or 96.2 bytes per alarm as one or two collections
+// ran before each reading, 1,000 of them 77.1 either way.
 func Mem[H any](newT func(b uint) Timers[H], n int) Result {
 	copies := MemCopies(n)
 	ts := make([]Timers[H], copies) // before m0: not counted
@@ -406,6 +406,7 @@ func Mem[H any](newT func(b uint) Timers[H], n int) Result {
 	return res
 }
 
-// MemCopies is how many structures of n alarms MEM fills: enough for 1e6
-// alarms in all, at most 10,000, and 1 from n = 1e6 on.
-func MemCopies(n int) int { return min(max(1_000_000/max(n, 1), 1), 10_000) }
+// MemCopies is how many structures of n alarms MEM fills: enough for 1e5
+// alarms in all, at most 1,000, and 1 from n = 1e5 on (docs/workloads.md's
+// MEM has N = 1e6).
+func MemCopies(n int) int { return min(max(100_000/max(n, 1), 1), 1_000) }
