@@ -69,10 +69,10 @@ func memStats() (heap, mallocs uint64) {
 }
 
 // heapAfterGC collects garbage and returns the live heap. It collects twice:
-// after one collection, readings a few kilobytes apart could be off by
-// that much (on linux/386 CLOCK-NEW's live heap per timer read -8 bytes in
-// cmd/twsim's tests; objects a finalizer releases, or memory the runtime
-// accounts per span, are the candidates, not told apart).
+// objects in sync.Pool's victim cache (fmt's buffers, among others) survive
+// one collection, so after one a reading held a few hundred bytes that the
+// next no longer did (on linux/386 CLOCK-NEW's live heap per timer read -8
+// bytes in cmd/twsim's tests).
 func heapAfterGC() uint64 {
 	runtime.GC()
 	runtime.GC()
