@@ -119,7 +119,7 @@ func (s *clockRun[T]) verify(id int) {
 }
 
 // ClockNewReps is CLOCK-NEW's number of timed repetitions at size n: 11
-// below n = 1e4, 5 from it on (each repetition covers at least 2e4 timers,
+// below n = 1e4, 5 from it on (each repetition covers at least 2e5 timers,
 // ClockNewClocks).
 func ClockNewReps(n int) int {
 	if n < 10_000 {
@@ -129,11 +129,15 @@ func ClockNewReps(n int) int {
 }
 
 // ClockNewClocks is how many clocks one timed repetition of CLOCK-NEW makes
-// in a row at size n: enough for 2e4 timers (2 to 5 ms here), so that a
-// repetition at n = 100 is not a 20 µs interval that the timer and the
-// scheduler move by a factor of 2 (200 clocks at n = 100, 20 at 1e3, 2 at
-// 1e4, 1 from 2e4 on).
-func ClockNewClocks(n int) int { return max(20_000/max(n, 1), 1) }
+// in a row at size n: enough for 2e5 timers (2000 clocks at n = 100, 200 at
+// 1e3, 20 at 1e4, 2 at 1e5). A repetition then allocates tens of MB, many
+// times the runtime's 4 MB minimum heap goal, so every clock pays for its
+// allocation in collections in proportion. With 2e4 timers a repetition
+// allocated about 3.6 MB at 1e3 and 1e4: just under the first collection
+// for simclock, so that a change adding 2% to a clock's allocation added a
+// collection to every repetition and 25 ns to every timer, while at n = 100
+// (5.6 MB) the collections were always in (docs/performance.md, phase 9).
+func ClockNewClocks(n int) int { return max(200_000/max(n, 1), 1) }
 
 // ClockNew runs CLOCK-NEW at size n (seed n): on a new clock from newC,
 // schedule n AfterFunc timers, timer i after ClockDelays(n, n)[i], in order,
