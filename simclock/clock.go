@@ -184,6 +184,13 @@ type Clock struct {
 	// it; it waits in the early heap. So every pending timer is in exactly
 	// one place: the wheel (at > wnow), the batch or the early heap
 	// (at <= wnow), or parked (beyond the reach).
+	//
+	// Few timers: while the wheel holds nothing, up to tinyMax timers after
+	// wnow wait in the early heap too (tiny is set), where a push and a pop
+	// cost less than the wheel's add and collection; the wheel's clock may
+	// then lag wnow. The first timer that must go to the wheel moves them
+	// there first, in (at, ord) order (leaveTiny). Invariants SC1 to SC3
+	// (invariant.go).
 	adv         sync.Mutex // held by the goroutine that drives the clock
 	mu          sync.Mutex // guards everything below
 	w           *wheel     // its values are the timers
@@ -192,7 +199,9 @@ type Clock struct {
 	wnow        int64   // the wheel's clock, >= now
 	batch       []entry // taken from the wheel, in (at, scheduling) order
 	bpos        int
-	early       earlyHeap // scheduled at or before wnow, by (at, ord)
+	early       earlyHeap // scheduled at or before wnow (or any time, while tiny), by (at, ord)
+	tiny        bool      // the early heap may hold timers after wnow; the wheel holds nothing
+	tinyOK      bool      // the wheel's reach is the whole range: timers may wait in the early heap
 	ord         uint64    // scheduling counter for the early heap
 	earlyKept   int       // live entries at the last compaction
 	sorted      bool      // 1 ns precision: the wheel fires in time order
@@ -309,6 +318,10 @@ func (c *Clock) init(start time.Time, o options) {
 	}
 	c.w, c.origin, c.sorted, c.chunk = newWheel(cfg), start.Round(0), cfg.Precision() == 0, defaultChunk
 	c.collect = c.collectAlarm
+	// Timers may skip the wheel only if it would take every one of them
+	// later: with short level bits and no overflow, its reach grows with its
+	// clock, and arm must check each timer against it.
+	c.tinyOK = c.w.maxAllowed() >= maxOffset
 }
 
 // ready makes the zero Clock usable on its first use; c.mu is held.
@@ -512,7 +525,11 @@ func (c *Clock) take(target int64) (entry, bool) {
 		if c.early[0].at > target {
 			return entry{}, false
 		}
-		return c.early.pop(), true
+		e := c.early.pop()
+		// A timer that waited after wnow (tiny): the wheel is empty, so
+		// its clock may simply be left behind (SC3).
+		c.wnow = max(c.wnow, e.at)
+		return e, true
 	}
 	if !useBatch || c.batch[c.bpos].at > target {
 		return entry{}, false
@@ -548,6 +565,7 @@ func (c *Clock) advance(op string, target int64, d time.Duration, mode int) (n i
 			c.mu.Lock() // a callback panicked
 		}
 		c.inCall, c.running, c.async = false, nil, false
+		c.check(op)
 		c.mu.Unlock()
 		c.adv.Unlock()
 	}()

@@ -3,6 +3,7 @@ package simclock
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
@@ -76,8 +77,9 @@ func (t *timer) period() time.Duration {
 }
 
 // arm schedules t, which must be out of the wheel, at offset at: in the
-// wheel, or in the early heap when the wheel's clock has passed at. On error
-// (ErrBeyondReach) t is left idle. It does not touch the waiter count.
+// wheel, or in the early heap when the wheel's clock has passed at or when
+// the clock has few timers (tiny). On error (ErrBeyondReach) t is left idle.
+// It does not touch the waiter count.
 func (c *Clock) arm(t *timer, at int64) error {
 	t.seq++
 	t.at = at
@@ -85,15 +87,35 @@ func (c *Clock) arm(t *timer, at int64) error {
 		t.state = stateParked
 		return nil
 	}
-	if at <= c.wnow {
-		c.ord++
-		t.state = stateDue
-		c.early.push(entry{t: t, seq: t.seq, at: at, ord: c.ord})
-		if n := len(c.early); n >= 64 && n > 2*c.earlyKept {
-			c.compactEarly()
+	if at > c.wnow {
+		if !c.tinyOK || len(c.early) >= tinyMax || c.w.q.Len() > 0 {
+			if c.tiny {
+				c.leaveTiny()
+			}
+			return c.armWheel(t, at)
 		}
-		return nil
+		if !c.tiny {
+			c.tiny = true
+			c.early = slices.Grow(c.early, tinyMax) // once, not by doubling
+		}
+	} else if c.tiny && len(c.early) >= tinyMax {
+		// A timer due now, in a full tiny heap: leave tiny mode, whose
+		// heap compaction skips (its rule would count the live timers
+		// pushed since the last one as stale), so that Stop and Reset
+		// cannot grow the heap without bound.
+		c.leaveTiny()
 	}
+	c.ord++
+	t.state = stateDue
+	c.early.push(entry{t: t, seq: t.seq, at: at, ord: c.ord})
+	if n := len(c.early); !c.tiny && n >= 64 && n > 2*c.earlyKept {
+		c.compactEarly()
+	}
+	return nil
+}
+
+// armWheel puts t, scheduled at at > wnow, in the wheel.
+func (c *Clock) armWheel(t *timer, at int64) error {
 	a, ok := c.w.add(at, t)
 	if !ok {
 		t.state = stateIdle
@@ -105,6 +127,39 @@ func (c *Clock) arm(t *timer, at int64) error {
 	return nil
 }
 
+// tinyMax is how many timers the early heap holds before the wheel takes
+// the ones after wnow (Clock). Up to about this many, a binary heap of
+// 32-byte entries costs less per timer than the wheel's add, collection and
+// batch; a clock that outgrows it pays for one move of that many timers
+// (docs/performance.md, phase 9).
+const tinyMax = 128
+
+// leaveTiny ends tiny mode: it brings the wheel's clock, which may lag wnow
+// while the wheel is empty, up to wnow, and moves the live timers of the
+// early heap after wnow into the wheel in (at, ord) order, so that each
+// time's timers keep their scheduling order there (SC2, SC3).
+func (c *Clock) leaveTiny() {
+	c.tiny = false
+	c.collectTo(c.wnow) // the wheel is empty: this only moves its clock
+	var keep []entry    // the entries at or before wnow, which come first
+	for len(c.early) > 0 {
+		e := c.early.pop()
+		switch {
+		case !e.live():
+		case e.at <= c.wnow:
+			keep = append(keep, e)
+		default:
+			a, ok := c.w.add(e.at, e.t)
+			if !ok {
+				panic("simclock: the wheel refused a timer within its full reach") // tinyOK
+			}
+			e.t.a, e.t.state = a, statePending
+		}
+	}
+	c.early = append(c.early, keep...) // in (at, ord) order: a heap
+	c.earlyKept = len(c.early)
+}
+
 // start schedules an idle t at offset at and counts it as a waiter. It panics
 // with ErrBeyondReach; the caller holds mu with a deferred unlock.
 func (c *Clock) start(t *timer, at int64) {
@@ -114,6 +169,7 @@ func (c *Clock) start(t *timer, at int64) {
 	if t.waiter {
 		c.addWaiters(1)
 	}
+	c.check("start")
 }
 
 // setIdle marks t idle, so that a batch entry for it is stale.

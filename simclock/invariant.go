@@ -1,0 +1,64 @@
+package simclock
+
+import (
+	"cmp"
+
+	"github.com/gotimingwheel/timingwheel/internal/checked"
+	"github.com/gotimingwheel/timingwheel/invariant"
+)
+
+// invariant checks where the clock keeps its timers, then its wheel, and
+// returns nil or an *invariant.Violation naming the first invariant broken
+// (docs/invariants.md); c.mu is held:
+//
+//	SC1  the early heap is a min-heap by (at, ord): no entry comes before
+//	     its parent
+//	SC2  a live early entry after wnow only in tiny mode, and in tiny mode
+//	     the wheel holds nothing (so the wheel's timers are all after wnow,
+//	     and the early heap's are all before the wheel's)
+//	SC3  now <= wnow, and the wheel's clock is wnow or wnow+1, or, in tiny
+//	     mode, at most wnow+1 (it may lag while the wheel is empty)
+//	SW1, PQ*, AP*  the wheel's (wheel.invariant)
+//
+// Cost: O(early entries + slots + alarms).
+func (c *Clock) invariant() error {
+	if c.w == nil {
+		return nil // the zero Clock before its first use
+	}
+	for i := 1; i < len(c.early); i++ {
+		p := (i - 1) / 2
+		e, q := c.early[i], c.early[p]
+		if cmp.Or(cmp.Compare(e.at, q.at), cmp.Compare(e.ord, q.ord)) < 0 {
+			return invariant.Errorf("SC1", "early entry %d (at %d, ord %d) comes before its parent %d (at %d, ord %d)",
+				i, e.at, e.ord, p, q.at, q.ord)
+		}
+	}
+	if c.tiny && c.w.q.Len() > 0 {
+		return invariant.Errorf("SC2", "tiny mode with %d alarms in the wheel", c.w.q.Len())
+	}
+	if !c.tiny {
+		for i, e := range c.early {
+			if e.live() && e.at > c.wnow {
+				return invariant.Errorf("SC2", "live early entry %d at %d, after wnow %d, outside tiny mode", i, e.at, c.wnow)
+			}
+		}
+	}
+	switch {
+	case c.now > c.wnow:
+		return invariant.Errorf("SC3", "now %d is past the wheel's clock wnow %d", c.now, c.wnow)
+	case c.w.now > c.wnow+1:
+		return invariant.Errorf("SC3", "the wheel's clock %d is past wnow+1 = %d", c.w.now, c.wnow+1)
+	case !c.tiny && c.w.now < c.wnow:
+		return invariant.Errorf("SC3", "the wheel's clock %d lags wnow %d outside tiny mode", c.w.now, c.wnow)
+	}
+	return c.w.invariant()
+}
+
+// check runs the invariants in checked mode (-tags twcheck); c.mu is held.
+func (c *Clock) check(call string) {
+	if checked.On {
+		if err := c.invariant(); err != nil {
+			checked.Fail("simclock.Clock."+call, nil, err)
+		}
+	}
+}

@@ -1,0 +1,209 @@
+package simclock
+
+import (
+	"cmp"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gotimingwheel/timingwheel/config"
+	"github.com/gotimingwheel/timingwheel/invariant"
+	"github.com/gotimingwheel/timingwheel/levelbits"
+)
+
+// checkClock fails t unless c keeps its invariants (SC1 to SC3 and the
+// wheel's).
+func checkClock(t *testing.T, c *Clock, what string) {
+	t.Helper()
+	c.mu.Lock()
+	err := c.invariant()
+	c.mu.Unlock()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// A clock with few timers keeps them in the early heap; the timer that
+// takes it past tinyMax moves them all into the wheel, and the timers fire
+// in (time, scheduling) order across the move, ties included. The reference
+// order is a sort of the schedules, not the clock's own.
+func TestTinyModeMovesToTheWheel(t *testing.T) {
+	for _, extra := range []int{0, 1, 40} {
+		c := New(time.Unix(0, 0))
+		var got []int
+		type sched struct {
+			id int
+			at time.Duration
+		}
+		var want []sched
+		add := func(d time.Duration) Timer {
+			id := len(want)
+			want = append(want, sched{id, d})
+			return c.AfterFunc(d, func() { got = append(got, id) })
+		}
+		for i := range tinyMax {
+			add(time.Duration(1 + (i*7919)%50)) // many share a time
+		}
+		if c.w.q.Len() != 0 || !c.tiny || len(c.early) != tinyMax {
+			t.Fatalf("after %d timers: %d in the wheel, %d in the early heap, tiny %v; want 0, %d, true",
+				tinyMax, c.w.q.Len(), len(c.early), c.tiny, tinyMax)
+		}
+		checkClock(t, c, "tiny")
+		for i := range extra {
+			add(time.Duration(1 + (i*31)%50)) // the same times, scheduled later
+		}
+		if extra > 0 && (c.w.q.Len() != tinyMax+extra || c.tiny || len(c.early) != 0) {
+			t.Fatalf("after %d timers: %d in the wheel, %d in the early heap, tiny %v; want %d, 0, false",
+				tinyMax+extra, c.w.q.Len(), len(c.early), c.tiny, tinyMax+extra)
+		}
+		checkClock(t, c, "after the move")
+		c.Advance(time.Second)
+		slices.SortStableFunc(want, func(a, b sched) int { return cmp.Compare(a.at, b.at) })
+		var order []int
+		for _, s := range want {
+			order = append(order, s.id)
+		}
+		if !slices.Equal(got, order) {
+			t.Fatalf("extra %d: fired %v, want %v", extra, got, order)
+		}
+		checkClock(t, c, "after the advance")
+	}
+}
+
+// Stop and Reset work on timers in the early heap, a callback may schedule
+// timers in tiny mode and past it, and a clock whose wheel empties takes
+// new timers into the early heap again.
+func TestTinyModeStopResetAndReturn(t *testing.T) {
+	c := New(time.Unix(0, 0))
+	var got []string
+	a := c.AfterFunc(10, func() { got = append(got, "a") })
+	b := c.AfterFunc(20, func() { got = append(got, "b") })
+	c.AfterFunc(30, func() {
+		got = append(got, "c")
+		for i := range tinyMax + 1 { // from a callback: past tiny mode
+			c.AfterFunc(time.Duration(5+i%3), func() { got = append(got, "x") })
+		}
+	})
+	if !a.Stop() || a.Stop() {
+		t.Fatal("Stop of a timer in the early heap: want true, then false")
+	}
+	if !b.Reset(40) {
+		t.Fatal("Reset of a pending timer in the early heap: want true")
+	}
+	checkClock(t, c, "after Stop and Reset")
+	c.Advance(30)
+	// The callback's timers and b (reset to 40) are all in the wheel now.
+	if !slices.Equal(got, []string{"c"}) || c.tiny || c.w.q.Len() != tinyMax+2 {
+		t.Fatalf("at 30: fired %v, tiny %v, %d in the wheel; want [c], false, %d", got, c.tiny, c.w.q.Len(), tinyMax+2)
+	}
+	checkClock(t, c, "at 30")
+	c.Advance(100)
+	want := []string{"c"}
+	for range tinyMax + 1 {
+		want = append(want, "x") // at 35, 36, 37
+	}
+	want = append(want, "b") // at 40
+	if !slices.Equal(got, want) {
+		t.Fatalf("at 130: fired %v, want %v", got, want)
+	}
+	if c.w.q.Len() != 0 {
+		t.Fatalf("the wheel holds %d timers after they all fired", c.w.q.Len())
+	}
+	c.AfterFunc(time.Hour, func() {})
+	if !c.tiny || c.w.q.Len() != 0 || len(c.early) != 1 {
+		t.Fatalf("a timer on an empty clock: tiny %v, %d in the wheel, %d in the early heap; want true, 0, 1",
+			c.tiny, c.w.q.Len(), len(c.early))
+	}
+	checkClock(t, c, "back in tiny mode")
+}
+
+// With short level bits and no overflow the wheel's reach is limited, so
+// every timer goes to the wheel, which checks it: tiny mode is off, and a
+// timer beyond the reach is refused as before.
+func TestTinyModeOffWithShortLevels(t *testing.T) {
+	lb, err := levelbits.New(4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(time.Unix(0, 0), WithLevelBits(lb), WithPrecision(config.AlarmPrecision(3)))
+	c.AfterFunc(100, func() {})
+	if c.tiny || c.w.q.Len() != 1 {
+		t.Fatalf("tiny %v, %d in the wheel; want false, 1", c.tiny, c.w.q.Len())
+	}
+	defer func() {
+		if r := recover(); r == nil {
+			t.Fatal("a timer beyond the reach was accepted")
+		}
+	}()
+	c.AfterFunc(time.Hour, func() {})
+}
+
+// Each clause of SC1 to SC3 is caught when corrupted alone.
+func TestClockInvariantCorruption(t *testing.T) {
+	tinyClock := func() *Clock {
+		c := New(time.Unix(0, 0))
+		for i := range 10 {
+			c.AfterFunc(time.Duration(100-i), func() {})
+		}
+		return c
+	}
+	wheelClock := func() *Clock {
+		c := New(time.Unix(0, 0))
+		for i := range tinyMax + 10 {
+			c.AfterFunc(time.Duration(100+i), func() {})
+		}
+		c.Advance(50)
+		return c
+	}
+	for _, tc := range []struct {
+		name, id string
+		corrupt  func(c *Clock)
+		make     func() *Clock
+	}{
+		{"early heap out of order", "SC1", func(c *Clock) { c.early[0], c.early[len(c.early)-1] = c.early[len(c.early)-1], c.early[0] }, tinyClock},
+		{"tiny with a wheel that holds timers", "SC2", func(c *Clock) { c.tiny = true }, wheelClock},
+		{"a timer after wnow in the early heap outside tiny mode", "SC2", func(c *Clock) { c.tiny = false }, tinyClock},
+		{"now past wnow", "SC3", func(c *Clock) { c.now = c.wnow + 1 }, wheelClock},
+		{"the wheel's clock past wnow+1", "SC3", func(c *Clock) { c.wnow = c.w.now - 2; c.now = min(c.now, c.wnow) }, wheelClock},
+		{"the wheel's clock lags outside tiny mode", "SC3", func(c *Clock) { c.wnow = c.w.now + 1 }, wheelClock},
+	} {
+		c := tc.make()
+		checkClock(t, c, tc.name+" (before)")
+		c.mu.Lock()
+		tc.corrupt(c)
+		err := c.invariant()
+		c.mu.Unlock()
+		if invariant.IDOf(err) != tc.id {
+			t.Errorf("%s: got %v, want %s", tc.name, err, tc.id)
+		}
+	}
+}
+
+// Stop and Reset leave stale entries in the early heap; in tiny mode it is
+// not compacted, so a full tiny heap must end tiny mode before it grows
+// further, whether the timers are reset to now or later: the heap stays
+// within a bound however many resets come, and the timers still fire once
+// each, at their last times.
+func TestTinyModeHeapStaysBounded(t *testing.T) {
+	for _, d := range []time.Duration{0, 5} {
+		c := New(time.Unix(0, 0))
+		fired := make([]int, 3)
+		var ts []Timer
+		for i := range fired {
+			ts = append(ts, c.AfterFunc(time.Duration(10+i), func() { fired[i]++ }))
+		}
+		most := 0
+		for i := range 10_000 {
+			ts[i%3].Reset(d)
+			most = max(most, len(c.early))
+		}
+		if most > 2*tinyMax {
+			t.Fatalf("Reset(%v) 10,000 times: the early heap reached %d entries, more than 2*tinyMax", d, most)
+		}
+		checkClock(t, c, "after the resets")
+		c.Advance(time.Second)
+		if !slices.Equal(fired, []int{1, 1, 1}) {
+			t.Fatalf("Reset(%v): fires %v, want one each", d, fired)
+		}
+	}
+}
