@@ -1,8 +1,6 @@
 package simclock
 
 import (
-	"cmp"
-
 	"github.com/gotimingwheel/timingwheel/internal/checked"
 	"github.com/gotimingwheel/timingwheel/invariant"
 )
@@ -13,9 +11,11 @@ import (
 //
 //	SC1  the early heap is a min-heap by (at, ord): no entry comes before
 //	     its parent
-//	SC2  a live early entry after wnow only in tiny mode, and in tiny mode
-//	     the wheel holds nothing (so the wheel's timers are all after wnow,
-//	     and the early heap's are all before the wheel's)
+//	SC2  the wheel's timers are all after wnow; a live early entry after
+//	     wnow only in tiny mode; and tiny mode only with an empty wheel, a
+//	     wheel that reaches every time, and at most tinyMax early entries
+//	     (so the early heap's timers after wnow come before any the wheel
+//	     takes later, and the heap stays bounded)
 //	SC3  now <= wnow, and the wheel's clock is wnow or wnow+1, or, in tiny
 //	     mode, at most wnow+1 (it may lag while the wheel is empty)
 //	SW1, PQ*, AP*  the wheel's (wheel.invariant)
@@ -27,14 +27,22 @@ func (c *Clock) invariant() error {
 	}
 	for i := 1; i < len(c.early); i++ {
 		p := (i - 1) / 2
-		e, q := c.early[i], c.early[p]
-		if cmp.Or(cmp.Compare(e.at, q.at), cmp.Compare(e.ord, q.ord)) < 0 {
+		if c.early.less(i, p) {
+			e, q := c.early[i], c.early[p]
 			return invariant.Errorf("SC1", "early entry %d (at %d, ord %d) comes before its parent %d (at %d, ord %d)",
 				i, e.at, e.ord, p, q.at, q.ord)
 		}
 	}
-	if c.tiny && c.w.q.Len() > 0 {
+	if lo, _, ok := c.w.q.MinKeyTimes(); ok && lo <= c.wnow {
+		return invariant.Errorf("SC2", "the wheel holds a timer at %d, not after wnow %d", lo, c.wnow)
+	}
+	switch {
+	case c.tiny && c.w.q.Len() > 0:
 		return invariant.Errorf("SC2", "tiny mode with %d alarms in the wheel", c.w.q.Len())
+	case c.tiny && !c.tinyOK:
+		return invariant.Errorf("SC2", "tiny mode on a wheel whose reach is not the whole range")
+	case c.tiny && len(c.early) > tinyMax:
+		return invariant.Errorf("SC2", "tiny mode with %d early entries, more than tinyMax = %d", len(c.early), tinyMax)
 	}
 	if !c.tiny {
 		for i, e := range c.early {

@@ -1,6 +1,7 @@
 package simclock
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -94,10 +95,9 @@ func (m *model) next() int {
 	}
 	slices.SortFunc(ids, func(a, b int) int {
 		ta, tb := m.timers[a], m.timers[b]
-		if ta.at != tb.at {
-			return int(ta.at - tb.at)
-		}
-		return ta.seq - tb.seq
+		// cmp.Compare, not a difference: where int is 32 bits the far
+		// timers' times (2^50 ns) do not fit one.
+		return cmp.Or(cmp.Compare(ta.at, tb.at), cmp.Compare(ta.seq, tb.seq))
 	})
 	if len(ids) == 0 {
 		return -1
@@ -308,10 +308,7 @@ func (r *real) newFunc(d time.Duration, acts []action) {
 	id := len(r.timers)
 	fires := 0
 	tm := r.c.AfterFunc(d, func() {
-		r.c.mu.Lock()
-		err := r.c.invariant()
-		r.c.mu.Unlock()
-		if err != nil {
+		if err := clockInvariant(r.c); err != nil {
 			panic(fmt.Sprintf("in the callback of timer %d: %v", id, err))
 		}
 		r.fired(id)
@@ -396,10 +393,7 @@ func TestModel(t *testing.T) {
 			m.timers = append(m.timers, mt)
 		}
 		check := func(t *rapid.T, what string) {
-			c.mu.Lock()
-			err := c.invariant()
-			c.mu.Unlock()
-			if err != nil {
+			if err := clockInvariant(c); err != nil {
 				t.Fatalf("after %s: %v", what, err)
 			}
 			if !slices.Equal(r.trace, m.trace) {
@@ -425,14 +419,16 @@ func TestModel(t *testing.T) {
 		}
 
 		// Far timers, which nothing here reaches but Step and Run, choose
-		// where the clock keeps the others: none leaves them to tiny mode
-		// (the early heap) until tinyMax are pending; tinyMax-2 make the
-		// third timer the operations make move every timer into the wheel
-		// (leaveTiny); tinyMax+1 move there before the first operation, so
-		// that the wheel takes every timer after wnow from then on.
+		// where the clock keeps the others: with none, they stay in tiny
+		// mode (the early heap) while it has fewer than tinyMax entries;
+		// with tinyMax-2, the third entry the operations push into the
+		// heap (a new timer, or a Reset's) ends tiny mode and moves every
+		// timer into the wheel (leaveTiny); with tinyMax+1 that happens
+		// before the first operation, and the wheel takes every timer after
+		// wnow until Step or Run fires the far timers.
 		far := rapid.SampledFrom([]int{0, tinyMax - 2, tinyMax + 1}).Draw(t, "far")
 		for i := range far {
-			newFunc(time.Duration(1<<50+i%7), nil) // some share a time: FIFO across the move
+			newFunc(1<<50+time.Duration(i%7), nil) // some share a time: FIFO across the move
 		}
 		check(t, "the far timers")
 

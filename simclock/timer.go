@@ -1,6 +1,7 @@
 package simclock
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -13,7 +14,7 @@ import (
 const (
 	stateIdle    uint8 = iota // not scheduled: new, fired or stopped
 	statePending              // in the wheel
-	stateDue                  // in the batch or the early heap
+	stateDue                  // in the batch or the early heap (due, or waiting there in tiny mode)
 	stateParked               // beyond the clock's reach: never fires
 )
 
@@ -77,9 +78,12 @@ func (t *timer) period() time.Duration {
 }
 
 // arm schedules t, which must be out of the wheel, at offset at: in the
-// wheel, or in the early heap when the wheel's clock has passed at or when
-// the clock has few timers (tiny). On error (ErrBeyondReach) t is left idle.
-// It does not touch the waiter count.
+// early heap when at <= wnow (the wheel has handed over that time), or in
+// tiny mode (the wheel is empty, the heap has fewer than tinyMax entries and
+// the wheel's reach is the whole range); else in the wheel. Leaving tiny
+// mode moves the heap's timers after wnow into the wheel first
+// (leaveTiny). On error (ErrBeyondReach) t is left idle. It does not touch
+// the waiter count.
 func (c *Clock) arm(t *timer, at int64) error {
 	t.seq++
 	t.at = at
@@ -96,7 +100,9 @@ func (c *Clock) arm(t *timer, at int64) error {
 		}
 		if !c.tiny {
 			c.tiny = true
-			c.early = slices.Grow(c.early, tinyMax) // once, not by doubling
+			// Room for a full tiny heap at once, not by doubling (a no-op
+			// once the heap has had it).
+			c.early = slices.Grow(c.early, tinyMax-len(c.early))
 		}
 	} else if c.tiny && len(c.early) >= tinyMax {
 		// A timer due now, in a full tiny heap: leave tiny mode, whose
@@ -135,29 +141,24 @@ func (c *Clock) armWheel(t *timer, at int64) error {
 const tinyMax = 128
 
 // leaveTiny ends tiny mode: it brings the wheel's clock, which may lag wnow
-// while the wheel is empty, up to wnow, and moves the live timers of the
-// early heap after wnow into the wheel in (at, ord) order, so that each
-// time's timers keep their scheduling order there (SC2, SC3).
+// while the wheel is empty, up to wnow, drops the heap's stale entries and
+// moves its timers after wnow into the wheel in (at, ord) order, so that
+// each time's timers keep their scheduling order there (SC2, SC3).
 func (c *Clock) leaveTiny() {
 	c.tiny = false
 	c.collectTo(c.wnow) // the wheel is empty: this only moves its clock
-	var keep []entry    // the entries at or before wnow, which come first
-	for len(c.early) > 0 {
-		e := c.early.pop()
-		switch {
-		case !e.live():
-		case e.at <= c.wnow:
-			keep = append(keep, e)
-		default:
-			a, ok := c.w.add(e.at, e.t)
-			if !ok {
-				panic("simclock: the wheel refused a timer within its full reach") // tinyOK
-			}
-			e.t.a, e.t.state = a, statePending
+	c.compactEarly()    // live entries only, sorted by (at, ord)
+	k, _ := slices.BinarySearchFunc(c.early, c.wnow, func(e entry, t int64) int { return cmp.Compare(e.at, t+1) })
+	for _, e := range c.early[k:] { // after wnow
+		a, ok := c.w.add(e.at, e.t)
+		if !ok {
+			panic("simclock: the wheel refused a timer within its full reach") // tinyOK
 		}
+		e.t.a, e.t.state = a, statePending
 	}
-	c.early = append(c.early, keep...) // in (at, ord) order: a heap
-	c.earlyKept = len(c.early)
+	clear(c.early[k:])
+	c.early = c.early[:k] // a prefix of a sorted array: a heap
+	c.earlyKept = k
 }
 
 // start schedules an idle t at offset at and counts it as a waiter. It panics
@@ -246,6 +247,7 @@ func (t *timer) stop() bool {
 	if t.ch() != nil && t.drain() {
 		active = true
 	}
+	c.check("Stop")
 	return active
 }
 

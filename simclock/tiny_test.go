@@ -11,14 +11,18 @@ import (
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
 
-// checkClock fails t unless c keeps its invariants (SC1 to SC3 and the
-// wheel's).
+// clockInvariant runs c's invariants (SC1 to SC3 and the wheel's) under
+// its lock.
+func clockInvariant(c *Clock) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.invariant()
+}
+
+// checkClock fails t unless c keeps its invariants.
 func checkClock(t *testing.T, c *Clock, what string) {
 	t.Helper()
-	c.mu.Lock()
-	err := c.invariant()
-	c.mu.Unlock()
-	if err != nil {
+	if err := clockInvariant(c); err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
 }
@@ -162,6 +166,14 @@ func TestClockInvariantCorruption(t *testing.T) {
 	}{
 		{"early heap out of order", "SC1", func(c *Clock) { c.early[0], c.early[len(c.early)-1] = c.early[len(c.early)-1], c.early[0] }, tinyClock},
 		{"tiny with a wheel that holds timers", "SC2", func(c *Clock) { c.tiny = true }, wheelClock},
+		{"a wheel timer at wnow", "SC2", func(c *Clock) { c.wnow = c.nextWheelTime(); c.now = c.wnow }, wheelClock},
+		{"tiny on a wheel of short reach", "SC2", func(c *Clock) { c.tinyOK = false }, tinyClock},
+		{"tiny with more than tinyMax entries", "SC2", func(c *Clock) {
+			for len(c.early) <= tinyMax {
+				c.early = append(c.early, entry{t: c.early[0].t, at: maxOffset, ord: c.ord + 1})
+				c.ord++
+			}
+		}, tinyClock},
 		{"a timer after wnow in the early heap outside tiny mode", "SC2", func(c *Clock) { c.tiny = false }, tinyClock},
 		{"now past wnow", "SC3", func(c *Clock) { c.now = c.wnow + 1 }, wheelClock},
 		{"the wheel's clock past wnow+1", "SC3", func(c *Clock) { c.wnow = c.w.now - 2; c.now = min(c.now, c.wnow) }, wheelClock},
@@ -206,4 +218,14 @@ func TestTinyModeHeapStaysBounded(t *testing.T) {
 			t.Fatalf("Reset(%v): fires %v, want one each", d, fired)
 		}
 	}
+}
+
+// nextWheelTime returns the earliest time of a timer in c's wheel, which
+// must hold one.
+func (c *Clock) nextWheelTime() int64 {
+	lo, _, ok := c.w.q.MinKeyTimes()
+	if !ok {
+		panic("nextWheelTime: the wheel is empty")
+	}
+	return lo
 }

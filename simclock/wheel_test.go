@@ -27,9 +27,7 @@ func TestWheelSW1(t *testing.T) {
 		ts[7].Stop()
 		c.Advance(1000)
 		c.Step()
-		if err := c.invariant(); err != nil {
-			t.Fatalf("after use: %v", err)
-		}
+		checkClock(t, c, "after use")
 		if c.w.q.Len() == 0 {
 			t.Fatal("the wheel holds no timer")
 		}
