@@ -95,7 +95,9 @@
 // schedules at or shortly after its own time. A clock with few timers (up
 // to 128 while its wheel holds none) keeps them all in that heap, cheaper
 // than the wheel at that size; the timer that takes it past them moves them
-// into the wheel, O(128 log 128) once. And with a
+// into the wheel, O(128 log 128) once. With the default options the wheel
+// itself is made only then, so a clock that never holds more than 128
+// timers never makes one. And with a
 // coarser precision (WithPrecision) the wheel hands over timers by interval,
 // so each chunk it hands over is sorted, O(k log k) for k timers, and Step
 // and Next scan the current interval. Times are kept relative to the start
@@ -202,7 +204,8 @@ type Clock struct {
 	// (invariant.go).
 	adv         sync.Mutex // held by the goroutine that drives the clock
 	mu          sync.Mutex // guards everything below
-	w           *wheel     // its values are the timers
+	w           *wheel     // its values are the timers; nil until a timer needs it (wheelOf)
+	cfg         config.Config
 	origin      time.Time
 	now         int64   // ns after origin
 	wnow        int64   // the wheel has handed over every timer at or before wnow; >= now
@@ -323,23 +326,51 @@ func New(start time.Time, opts ...Option) *Clock {
 // zeroStart is where the zero Clock starts.
 var zeroStart = time.Unix(0, 0).UTC()
 
-// init sets up the wheel; c.mu is held, or c is not shared yet.
+// init sets the clock up; c.mu is held, or c is not shared yet.
 func (c *Clock) init(start time.Time, o options) {
 	cfg, err := config.New(o.precision, o.cfgOpts...)
 	if err != nil {
 		panic(fmt.Errorf("%w: %w", ErrInvalidOption, err))
 	}
-	c.w, c.origin, c.sorted, c.chunk = newWheel(cfg), start.Round(0), cfg.Precision() == 0, defaultChunk
+	c.cfg, c.origin, c.sorted, c.chunk = cfg, start.Round(0), cfg.Precision() == 0, defaultChunk
 	c.collect = c.collectAlarm
+	if o.precision == config.OneNanosecond && len(o.cfgOpts) == 0 {
+		// The default level bits reach every time: tiny mode is on, and
+		// the wheel is made when a timer first needs it (wheelOf), so a
+		// clock that never holds more than tinyMax timers never makes one.
+		c.tinyOK = true
+		return
+	}
 	// Timers may skip the wheel only if it would take every one of them
 	// later: with short level bits and no overflow, its reach grows with its
 	// clock, and arm must check each timer against it.
+	c.w = newWheel(cfg)
 	c.tinyOK = c.w.maxAllowed() >= maxOffset
+}
+
+// wheelOf returns the clock's wheel, making it on first use, its clock
+// brought up to wnow. c.mu is held.
+func (c *Clock) wheelOf() *wheel {
+	if c.w == nil {
+		c.w = newWheel(c.cfg)
+		c.collectTo(c.wnow) // empty: this only moves its clock
+	}
+	return c.w
+}
+
+// maxAllowed is the wheel's maxAllowed: the last time, in ns after the
+// start, that the wheel takes (maxOffset while it has not been made: the
+// default level bits reach every time).
+func (c *Clock) maxAllowed() int64 {
+	if c.w == nil {
+		return maxOffset
+	}
+	return c.w.maxAllowed()
 }
 
 // ready makes the zero Clock usable on its first use; c.mu is held.
 func (c *Clock) ready() {
-	if c.w == nil {
+	if c.collect == nil {
 		c.init(zeroStart, options{precision: config.OneNanosecond})
 	}
 }
@@ -500,8 +531,8 @@ func (c *Clock) nextLocked() (int64, bool) {
 	if len(c.early) > 0 && (!ok || c.early[0].at < at) {
 		at, ok = c.early[0].at, true
 	}
-	if ok {
-		return at, true
+	if ok || c.w == nil {
+		return at, ok
 	}
 	if c.sorted {
 		// 1 ns precision: the interval number is the time, and cached.
@@ -636,6 +667,10 @@ const defaultChunk = 256
 // collectTo takes the next alarms due up to target from the wheel into the
 // batch, in order, and moves wnow to just before the first alarm it left.
 func (c *Clock) collectTo(target int64) {
+	if c.w == nil {
+		c.wnow = max(c.wnow, target) // no wheel, nothing to take
+		return
+	}
 	from := len(c.batch)
 	// With 1 ns precision, advancing the wheel to target+1 takes exactly the
 	// alarms at or before target. Otherwise the wheel goes to target and
@@ -701,7 +736,7 @@ func (c *Clock) fire(e entry, target int64) (bool, func()) {
 			// may lag the target while the advance goes chunk by chunk
 			// (the ticker then fires once per chunk instead).
 			k := (target - c.now) / p
-			k = min(k, (c.w.maxAllowed()-c.now)/p)
+			k = min(k, (c.maxAllowed()-c.now)/p)
 			if k > 1 {
 				next = c.now + k*p
 			}

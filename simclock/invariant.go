@@ -15,14 +15,15 @@ import (
 //	     wnow only in tiny mode; and tiny mode only with an empty wheel, a
 //	     wheel that reaches every time, and at most tinyMax early entries
 //	     (so the early heap's timers after wnow come before any the wheel
-//	     takes later, and the heap stays bounded)
+//	     takes later, and the heap stays bounded); no wheel made yet only
+//	     where it would reach every time
 //	SC3  now <= wnow, and the wheel's clock is wnow or wnow+1, or, in tiny
 //	     mode, at most wnow+1 (it may lag while the wheel is empty)
 //	SW1, PQ*, AP*  the wheel's (wheel.invariant)
 //
 // Cost: O(early entries + slots + alarms).
 func (c *Clock) invariant() error {
-	if c.w == nil {
+	if c.collect == nil {
 		return nil // the zero Clock before its first use
 	}
 	for i := 1; i < len(c.early); i++ {
@@ -32,6 +33,20 @@ func (c *Clock) invariant() error {
 			return invariant.Errorf("SC1", "early entry %d (at %d, ord %d) comes before its parent %d (at %d, ord %d)",
 				i, e.at, e.ord, p, q.at, q.ord)
 		}
+	}
+	if c.w == nil {
+		// No wheel yet: only the clauses that do not read it.
+		switch {
+		case !c.tinyOK:
+			return invariant.Errorf("SC2", "no wheel on a clock whose wheel would not reach every time")
+		case c.tiny && len(c.early) > tinyMax:
+			return invariant.Errorf("SC2", "tiny mode with %d early entries, more than tinyMax = %d", len(c.early), tinyMax)
+		case !c.tiny && c.liveAfterWnow() >= 0:
+			return invariant.Errorf("SC2", "live early entry %d after wnow %d outside tiny mode", c.liveAfterWnow(), c.wnow)
+		case c.now > c.wnow:
+			return invariant.Errorf("SC3", "now %d is past the wheel's clock wnow %d", c.now, c.wnow)
+		}
+		return nil
 	}
 	if lo, _, ok := c.w.q.MinKeyTimes(); ok && lo <= c.wnow {
 		return invariant.Errorf("SC2", "the wheel holds a timer at %d, not after wnow %d", lo, c.wnow)
@@ -44,12 +59,8 @@ func (c *Clock) invariant() error {
 	case c.tiny && len(c.early) > tinyMax:
 		return invariant.Errorf("SC2", "tiny mode with %d early entries, more than tinyMax = %d", len(c.early), tinyMax)
 	}
-	if !c.tiny {
-		for i, e := range c.early {
-			if e.live() && e.at > c.wnow {
-				return invariant.Errorf("SC2", "live early entry %d at %d, after wnow %d, outside tiny mode", i, e.at, c.wnow)
-			}
-		}
+	if i := c.liveAfterWnow(); !c.tiny && i >= 0 {
+		return invariant.Errorf("SC2", "live early entry %d at %d, after wnow %d, outside tiny mode", i, c.early[i].at, c.wnow)
 	}
 	switch {
 	case c.now > c.wnow:
@@ -69,4 +80,14 @@ func (c *Clock) check(call string) {
 			checked.Fail("simclock.Clock."+call, nil, err)
 		}
 	}
+}
+
+// liveAfterWnow returns the index of a live early entry after wnow, or -1.
+func (c *Clock) liveAfterWnow() int {
+	for i, e := range c.early {
+		if e.live() && e.at > c.wnow {
+			return i
+		}
+	}
+	return -1
 }

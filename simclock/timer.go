@@ -92,7 +92,7 @@ func (c *Clock) arm(t *timer, at int64) error {
 		return nil
 	}
 	if at > c.wnow {
-		if !c.tinyOK || len(c.early) >= tinyMax || c.w.q.Len() > 0 {
+		if !c.tinyOK || len(c.early) >= tinyMax || c.w != nil && c.w.q.Len() > 0 {
 			if c.tiny {
 				c.leaveTiny()
 			}
@@ -122,7 +122,7 @@ func (c *Clock) arm(t *timer, at int64) error {
 
 // armWheel puts t, scheduled at at > wnow, in the wheel.
 func (c *Clock) armWheel(t *timer, at int64) error {
-	a, ok := c.w.add(at, t)
+	a, ok := c.wheelOf().add(at, t)
 	if !ok {
 		t.state = stateIdle
 		return fmt.Errorf("%w: due at %v, allowed up to %v (use WithOverflow)",
@@ -146,6 +146,7 @@ const tinyMax = 128
 // each time's timers keep their scheduling order there (SC2, SC3).
 func (c *Clock) leaveTiny() {
 	c.tiny = false
+	c.wheelOf()
 	c.collectTo(c.wnow) // the wheel is empty: this only moves its clock
 	c.compactEarly()    // live entries only, sorted by (at, ord)
 	k, _ := slices.BinarySearchFunc(c.early, c.wnow, func(e entry, t int64) int { return cmp.Compare(e.at, t+1) })

@@ -19,6 +19,14 @@ func clockInvariant(c *Clock) error {
 	return c.invariant()
 }
 
+// wheelLen returns how many timers c's wheel holds (0 before it is made).
+func wheelLen(c *Clock) int {
+	if c.w == nil {
+		return 0
+	}
+	return c.w.q.Len()
+}
+
 // checkClock fails t unless c keeps its invariants.
 func checkClock(t *testing.T, c *Clock, what string) {
 	t.Helper()
@@ -48,17 +56,17 @@ func TestTinyModeMovesToTheWheel(t *testing.T) {
 		for i := range tinyMax {
 			add(time.Duration(1 + (i*7919)%50)) // many share a time
 		}
-		if c.w.q.Len() != 0 || !c.tiny || len(c.early) != tinyMax {
+		if wheelLen(c) != 0 || !c.tiny || len(c.early) != tinyMax {
 			t.Fatalf("after %d timers: %d in the wheel, %d in the early heap, tiny %v; want 0, %d, true",
-				tinyMax, c.w.q.Len(), len(c.early), c.tiny, tinyMax)
+				tinyMax, wheelLen(c), len(c.early), c.tiny, tinyMax)
 		}
 		checkClock(t, c, "tiny")
 		for i := range extra {
 			add(time.Duration(1 + (i*31)%50)) // the same times, scheduled later
 		}
-		if extra > 0 && (c.w.q.Len() != tinyMax+extra || c.tiny || len(c.early) != 0) {
+		if extra > 0 && (wheelLen(c) != tinyMax+extra || c.tiny || len(c.early) != 0) {
 			t.Fatalf("after %d timers: %d in the wheel, %d in the early heap, tiny %v; want %d, 0, false",
-				tinyMax+extra, c.w.q.Len(), len(c.early), c.tiny, tinyMax+extra)
+				tinyMax+extra, wheelLen(c), len(c.early), c.tiny, tinyMax+extra)
 		}
 		checkClock(t, c, "after the move")
 		c.Advance(time.Second)
@@ -97,8 +105,8 @@ func TestTinyModeStopResetAndReturn(t *testing.T) {
 	checkClock(t, c, "after Stop and Reset")
 	c.Advance(30)
 	// The callback's timers and b (reset to 40) are all in the wheel now.
-	if !slices.Equal(got, []string{"c"}) || c.tiny || c.w.q.Len() != tinyMax+2 {
-		t.Fatalf("at 30: fired %v, tiny %v, %d in the wheel; want [c], false, %d", got, c.tiny, c.w.q.Len(), tinyMax+2)
+	if !slices.Equal(got, []string{"c"}) || c.tiny || wheelLen(c) != tinyMax+2 {
+		t.Fatalf("at 30: fired %v, tiny %v, %d in the wheel; want [c], false, %d", got, c.tiny, wheelLen(c), tinyMax+2)
 	}
 	checkClock(t, c, "at 30")
 	c.Advance(100)
@@ -110,13 +118,13 @@ func TestTinyModeStopResetAndReturn(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("at 130: fired %v, want %v", got, want)
 	}
-	if c.w.q.Len() != 0 {
-		t.Fatalf("the wheel holds %d timers after they all fired", c.w.q.Len())
+	if wheelLen(c) != 0 {
+		t.Fatalf("the wheel holds %d timers after they all fired", wheelLen(c))
 	}
 	c.AfterFunc(time.Hour, func() {})
-	if !c.tiny || c.w.q.Len() != 0 || len(c.early) != 1 {
+	if !c.tiny || wheelLen(c) != 0 || len(c.early) != 1 {
 		t.Fatalf("a timer on an empty clock: tiny %v, %d in the wheel, %d in the early heap; want true, 0, 1",
-			c.tiny, c.w.q.Len(), len(c.early))
+			c.tiny, wheelLen(c), len(c.early))
 	}
 	checkClock(t, c, "back in tiny mode")
 }
@@ -131,8 +139,8 @@ func TestTinyModeOffWithShortLevels(t *testing.T) {
 	}
 	c := New(time.Unix(0, 0), WithLevelBits(lb), WithPrecision(config.AlarmPrecision(3)))
 	c.AfterFunc(100, func() {})
-	if c.tiny || c.w.q.Len() != 1 {
-		t.Fatalf("tiny %v, %d in the wheel; want false, 1", c.tiny, c.w.q.Len())
+	if c.tiny || wheelLen(c) != 1 {
+		t.Fatalf("tiny %v, %d in the wheel; want false, 1", c.tiny, wheelLen(c))
 	}
 	defer func() {
 		if r := recover(); r == nil {
@@ -228,4 +236,61 @@ func (c *Clock) nextWheelTime() int64 {
 		panic("nextWheelTime: the wheel is empty")
 	}
 	return lo
+}
+
+// A clock made with the default options makes no wheel until a timer needs
+// one: a clock that never holds more than tinyMax timers never does. The
+// wheel it makes reaches every time, as tiny mode assumes of it (tinyOK).
+func TestDefaultClockMakesItsWheelWhenNeeded(t *testing.T) {
+	c := New(time.Unix(0, 0))
+	for i := range 10 {
+		c.AfterFunc(time.Duration(i+1), func() {})
+	}
+	c.Advance(time.Second)
+	if c.w != nil {
+		t.Fatal("a clock that held 10 timers made a wheel")
+	}
+	checkClock(t, c, "without a wheel")
+	var zero Clock
+	zero.AfterFunc(1, func() {})
+	if zero.w != nil || !zero.tinyOK {
+		t.Fatalf("the zero Clock: wheel %v, tinyOK %v; want none, true", zero.w != nil, zero.tinyOK)
+	}
+	for i := range tinyMax + 1 {
+		c.AfterFunc(time.Duration(i+1), func() {})
+	}
+	if c.w == nil || wheelLen(c) != tinyMax+1 {
+		t.Fatalf("after %d timers: wheel made %v, holding %d", tinyMax+1, c.w != nil, wheelLen(c))
+	}
+	if got := c.w.maxAllowed(); got < maxOffset {
+		t.Fatalf("the default wheel reaches %d, not every time (%d)", got, int64(maxOffset))
+	}
+	checkClock(t, c, "with its wheel")
+}
+
+// A wheel made outside tiny mode (the early heap full of timers due now,
+// then a later one) starts with its clock at wnow (SC3), and the timers fire
+// in order.
+func TestLazyWheelMadeOutsideTinyMode(t *testing.T) {
+	c := New(time.Unix(0, 0))
+	c.Advance(10) // wnow = 10, no timer yet: no tiny mode, no wheel
+	var got []int
+	for i := range tinyMax {
+		c.AfterFunc(0, func() { got = append(got, i) }) // due now: the early heap
+	}
+	c.AfterFunc(5, func() { got = append(got, -1) }) // the heap is full: a new wheel
+	if c.w == nil || c.tiny {
+		t.Fatalf("wheel made %v, tiny %v; want a wheel, not tiny", c.w != nil, c.tiny)
+	}
+	checkClock(t, c, "with the new wheel")
+	c.Advance(100)
+	want := []int{}
+	for i := range tinyMax {
+		want = append(want, i)
+	}
+	want = append(want, -1)
+	if !slices.Equal(got, want) {
+		t.Fatalf("fired %v, want %v", got, want)
+	}
+	checkClock(t, c, "after the advance")
 }

@@ -36,7 +36,7 @@ func TestWheelSW1(t *testing.T) {
 		w.now += 1 << w.shift
 		invariant.Expect(t, w.invariant(), "SW1")
 		// The shift clause alone: at now = 0 every shift gives key 0.
-		w = *New(time.Unix(0, 0), opts...).w
+		w = *New(time.Unix(0, 0), opts...).wheelOf()
 		w.shift++
 		invariant.Expect(t, w.invariant(), "SW1")
 	}
