@@ -96,8 +96,9 @@
 // to 128 while its wheel holds none) keeps them all in that heap, cheaper
 // than the wheel at that size; the timer that takes it past them moves them
 // into the wheel, O(128 log 128) once. With the default options the wheel
-// itself is made only then, so a clock that never holds more than 128
-// timers never makes one. And with a
+// itself is made only when a timer first needs it, so a clock whose heap
+// never fills (128 entries, counting those that Stop and Reset leave
+// behind) never makes one. And with a
 // coarser precision (WithPrecision) the wheel hands over timers by interval,
 // so each chunk it hands over is sorted, O(k log k) for k timers, and Step
 // and Next scan the current interval. Times are kept relative to the start
@@ -204,7 +205,7 @@ type Clock struct {
 	// (invariant.go).
 	adv         sync.Mutex // held by the goroutine that drives the clock
 	mu          sync.Mutex // guards everything below
-	w           *wheel     // its values are the timers; nil until a timer needs it (wheelOf)
+	w           *wheel     // its values are the timers; with the default options nil until a timer needs it (wheelOf)
 	cfg         config.Config
 	origin      time.Time
 	now         int64   // ns after origin
@@ -337,7 +338,7 @@ func (c *Clock) init(start time.Time, o options) {
 	if o.precision == config.OneNanosecond && len(o.cfgOpts) == 0 {
 		// The default level bits reach every time: tiny mode is on, and
 		// the wheel is made when a timer first needs it (wheelOf), so a
-		// clock that never holds more than tinyMax timers never makes one.
+		// clock whose early heap never fills never makes one.
 		c.tinyOK = true
 		return
 	}

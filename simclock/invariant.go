@@ -34,26 +34,18 @@ func (c *Clock) invariant() error {
 				i, e.at, e.ord, p, q.at, q.ord)
 		}
 	}
-	if c.w == nil {
-		// No wheel yet: only the clauses that do not read it.
-		switch {
-		case !c.tinyOK:
-			return invariant.Errorf("SC2", "no wheel on a clock whose wheel would not reach every time")
-		case c.tiny && len(c.early) > tinyMax:
-			return invariant.Errorf("SC2", "tiny mode with %d early entries, more than tinyMax = %d", len(c.early), tinyMax)
-		case !c.tiny && c.liveAfterWnow() >= 0:
-			return invariant.Errorf("SC2", "live early entry %d after wnow %d outside tiny mode", c.liveAfterWnow(), c.wnow)
-		case c.now > c.wnow:
-			return invariant.Errorf("SC3", "now %d is past the wheel's clock wnow %d", c.now, c.wnow)
+	wheelLen := 0 // no wheel made yet: nothing in it
+	if c.w != nil {
+		wheelLen = c.w.q.Len()
+		if lo, _, ok := c.w.q.MinKeyTimes(); ok && lo <= c.wnow {
+			return invariant.Errorf("SC2", "the wheel holds a timer at %d, not after wnow %d", lo, c.wnow)
 		}
-		return nil
-	}
-	if lo, _, ok := c.w.q.MinKeyTimes(); ok && lo <= c.wnow {
-		return invariant.Errorf("SC2", "the wheel holds a timer at %d, not after wnow %d", lo, c.wnow)
 	}
 	switch {
-	case c.tiny && c.w.q.Len() > 0:
-		return invariant.Errorf("SC2", "tiny mode with %d alarms in the wheel", c.w.q.Len())
+	case c.w == nil && !c.tinyOK:
+		return invariant.Errorf("SC2", "no wheel on a clock whose wheel would not reach every time")
+	case c.tiny && wheelLen > 0:
+		return invariant.Errorf("SC2", "tiny mode with %d alarms in the wheel", wheelLen)
 	case c.tiny && !c.tinyOK:
 		return invariant.Errorf("SC2", "tiny mode on a wheel whose reach is not the whole range")
 	case c.tiny && len(c.early) > tinyMax:
@@ -62,9 +54,13 @@ func (c *Clock) invariant() error {
 	if i := c.liveAfterWnow(); !c.tiny && i >= 0 {
 		return invariant.Errorf("SC2", "live early entry %d at %d, after wnow %d, outside tiny mode", i, c.early[i].at, c.wnow)
 	}
-	switch {
-	case c.now > c.wnow:
+	if c.now > c.wnow {
 		return invariant.Errorf("SC3", "now %d is past the wheel's clock wnow %d", c.now, c.wnow)
+	}
+	if c.w == nil {
+		return nil
+	}
+	switch {
 	case c.w.now > c.wnow+1:
 		return invariant.Errorf("SC3", "the wheel's clock %d is past wnow+1 = %d", c.w.now, c.wnow+1)
 	case !c.tiny && c.w.now < c.wnow:

@@ -159,6 +159,21 @@ func TestClockInvariantCorruption(t *testing.T) {
 		}
 		return c
 	}
+	// tinyWheelClock: in tiny mode with a wheel made earlier, now empty.
+	tinyWheelClock := func() *Clock {
+		c := New(time.Unix(0, 0))
+		for i := range tinyMax + 1 {
+			c.AfterFunc(time.Duration(1+i), func() {})
+		}
+		c.Advance(time.Second)
+		for i := range 10 {
+			c.AfterFunc(time.Duration(100-i), func() {})
+		}
+		if c.w == nil || !c.tiny {
+			panic("tinyWheelClock: want a wheel and tiny mode")
+		}
+		return c
+	}
 	wheelClock := func() *Clock {
 		c := New(time.Unix(0, 0))
 		for i := range tinyMax + 10 {
@@ -175,13 +190,17 @@ func TestClockInvariantCorruption(t *testing.T) {
 		{"early heap out of order", "SC1", func(c *Clock) { c.early[0], c.early[len(c.early)-1] = c.early[len(c.early)-1], c.early[0] }, tinyClock},
 		{"tiny with a wheel that holds timers", "SC2", func(c *Clock) { c.tiny = true }, wheelClock},
 		{"a wheel timer at wnow", "SC2", func(c *Clock) { c.wnow = c.nextWheelTime(); c.now = c.wnow }, wheelClock},
-		{"tiny on a wheel of short reach", "SC2", func(c *Clock) { c.tinyOK = false }, tinyClock},
+		{"no wheel yet, of short reach", "SC2", func(c *Clock) { c.tinyOK = false }, tinyClock},
+		{"tiny on a wheel of short reach", "SC2", func(c *Clock) { c.tinyOK = false }, tinyWheelClock},
+		{"early heap out of order, with a wheel", "SC1", func(c *Clock) { c.early[0], c.early[len(c.early)-1] = c.early[len(c.early)-1], c.early[0] }, tinyWheelClock},
+		{"a timer after wnow outside tiny mode, with a wheel", "SC2", func(c *Clock) { c.tiny = false }, tinyWheelClock},
+		{"now past wnow, no wheel", "SC3", func(c *Clock) { c.now = c.wnow + 1 }, tinyClock},
 		{"tiny with more than tinyMax entries", "SC2", func(c *Clock) {
 			for len(c.early) <= tinyMax {
 				c.early = append(c.early, entry{t: c.early[0].t, at: maxOffset, ord: c.ord + 1})
 				c.ord++
 			}
-		}, tinyClock},
+		}, tinyWheelClock},
 		{"a timer after wnow in the early heap outside tiny mode", "SC2", func(c *Clock) { c.tiny = false }, tinyClock},
 		{"now past wnow", "SC3", func(c *Clock) { c.now = c.wnow + 1 }, wheelClock},
 		{"the wheel's clock past wnow+1", "SC3", func(c *Clock) { c.wnow = c.w.now - 2; c.now = min(c.now, c.wnow) }, wheelClock},
@@ -239,8 +258,8 @@ func (c *Clock) nextWheelTime() int64 {
 }
 
 // A clock made with the default options makes no wheel until a timer needs
-// one: a clock that never holds more than tinyMax timers never does. The
-// wheel it makes reaches every time, as tiny mode assumes of it (tinyOK).
+// one: a clock whose early heap never fills never does. The wheel it makes
+// reaches every time, as tiny mode assumes of it (tinyOK).
 func TestDefaultClockMakesItsWheelWhenNeeded(t *testing.T) {
 	c := New(time.Unix(0, 0))
 	for i := range 10 {
