@@ -349,11 +349,14 @@ func (c *Clock) init(start time.Time, o options) {
 	c.tinyOK = c.w.maxAllowed() >= maxOffset
 }
 
-// wheelOf returns the clock's wheel, making it on first use, its clock
-// brought up to wnow. c.mu is held.
+// wheelOf returns the clock's wheel, ready to take timers after wnow: made
+// on first use, and its clock brought up to wnow when it is new or lagged
+// while empty in tiny mode (SC3). c.mu is held.
 func (c *Clock) wheelOf() *wheel {
 	if c.w == nil {
 		c.w = newWheel(c.cfg)
+	}
+	if c.w.now < c.wnow {
 		c.collectTo(c.wnow) // empty: this only moves its clock
 	}
 	return c.w

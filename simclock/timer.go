@@ -140,22 +140,24 @@ func (c *Clock) armWheel(t *timer, at int64) error {
 // (docs/performance.md, phase 9).
 const tinyMax = 128
 
-// leaveTiny ends tiny mode: it brings the wheel's clock, which may lag wnow
-// while the wheel is empty, up to wnow, drops the heap's stale entries and
-// moves its timers after wnow into the wheel in (at, ord) order, so that
-// each time's timers keep their scheduling order there (SC2, SC3).
+// leaveTiny ends tiny mode: it drops the heap's stale entries and moves its
+// timers after wnow into the wheel in (at, ord) order, so that each time's
+// timers keep their scheduling order there (SC2). The wheel, which may lag
+// wnow while empty (SC3), is brought up to it (wheelOf); none is made when
+// there is none and nothing to move.
 func (c *Clock) leaveTiny() {
 	c.tiny = false
-	c.wheelOf()
-	c.collectTo(c.wnow) // the wheel is empty: this only moves its clock
-	c.compactEarly()    // live entries only, sorted by (at, ord)
+	c.compactEarly() // live entries only, sorted by (at, ord)
 	k, _ := slices.BinarySearchFunc(c.early, c.wnow, func(e entry, t int64) int { return cmp.Compare(e.at, t+1) })
-	for _, e := range c.early[k:] { // after wnow
-		a, ok := c.w.add(e.at, e.t)
-		if !ok {
-			panic("simclock: the wheel refused a timer within its full reach") // tinyOK
+	if k < len(c.early) || c.w != nil {
+		w := c.wheelOf()
+		for _, e := range c.early[k:] { // after wnow
+			a, ok := w.add(e.at, e.t)
+			if !ok {
+				panic("simclock: the wheel refused a timer within its full reach") // tinyOK
+			}
+			e.t.a, e.t.state = a, statePending
 		}
-		e.t.a, e.t.state = a, statePending
 	}
 	clear(c.early[k:])
 	c.early = c.early[:k] // a prefix of a sorted array: a heap
