@@ -95,16 +95,16 @@
 // schedules at or shortly after its own time. A clock with few timers (up
 // to 128 while its wheel holds none) keeps them all in that heap, cheaper
 // than the wheel at that size; the timer that takes it past them moves them
-// into the wheel, O(128 log 128) once. With the default options the wheel
-// itself is made only when a timer first needs it, so a clock whose heap
-// never fills (128 entries, counting those that Stop and Reset leave
-// behind) never makes one. And with a
-// coarser precision (WithPrecision) the wheel hands over timers by interval,
-// so each chunk it hands over is sorted, O(k log k) for k timers, and Step
-// and Next scan the current interval. Times are kept relative to the start
-// time, so any start works; the clock reaches 2^62-1 ns (about 146 years)
-// past it. A timer further out never fires; advancing further panics with
-// ErrOutOfRange.
+// into the wheel, O(128 log 128) once. Where the wheel reaches every time
+// (the default level bits, or any WithOverflow) it is made only when a
+// timer first needs it, so a clock whose heap never fills (128 entries,
+// counting those that Stop and Reset leave behind) never makes one. And
+// with a coarser precision (WithPrecision) the wheel hands over timers by
+// interval, so each chunk it hands over is sorted, O(k log k) for k timers,
+// and Step and Next scan the current interval. Times are kept relative to
+// the start time, so any start works; the clock reaches 2^62-1 ns (about 146
+// years) past it. A timer further out never fires; advancing further panics
+// with ErrOutOfRange.
 package simclock
 
 import (
@@ -205,7 +205,7 @@ type Clock struct {
 	// (invariant.go).
 	adv         sync.Mutex // held by the goroutine that drives the clock
 	mu          sync.Mutex // guards everything below
-	w           *wheel     // its values are the timers; with the default options nil until a timer needs it (wheelOf)
+	w           *wheel     // its values are the timers; nil until a timer needs it where tinyOK (wheelOf)
 	cfg         config.Config
 	origin      time.Time
 	now         int64   // ns after origin
@@ -335,10 +335,10 @@ func (c *Clock) init(start time.Time, o options) {
 	}
 	c.cfg, c.origin, c.sorted, c.chunk = cfg, start.Round(0), cfg.Precision() == 0, defaultChunk
 	c.collect = c.collectAlarm
-	if o.precision == config.OneNanosecond && len(o.cfgOpts) == 0 {
-		// The default level bits reach every time: tiny mode is on, and
-		// the wheel is made when a timer first needs it (wheelOf), so a
-		// clock whose early heap never fills never makes one.
+	if fullReach(cfg) {
+		// Tiny mode is on, and the wheel is made when a timer first needs
+		// it (wheelOf), so a clock whose early heap never fills never makes
+		// one.
 		c.tinyOK = true
 		return
 	}
@@ -347,6 +347,16 @@ func (c *Clock) init(start time.Time, o options) {
 	// clock, and arm must check each timer against it.
 	c.w = newWheel(cfg)
 	c.tinyOK = c.w.maxAllowed() >= maxOffset
+}
+
+// fullReach reports whether a wheel made from cfg takes every time the clock
+// represents from the start: its queue's level bits and its precision
+// together span the 62 bits of a time (the default level bits do, as does
+// any config WithOverflow). A reach only grows as the wheel's clock does,
+// and config.New trims the level bits to 62 - A, so any other config
+// reaches less at the start.
+func fullReach(cfg config.Config) bool {
+	return cfg.Precision().Log2()+cfg.QueueLevelBits().NumBits() >= levelbits.MaxNumBits
 }
 
 // wheelOf returns the clock's wheel, ready to take timers after wnow: made

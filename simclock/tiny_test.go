@@ -287,6 +287,93 @@ func TestDefaultClockMakesItsWheelWhenNeeded(t *testing.T) {
 	checkClock(t, c, "with its wheel")
 }
 
+// fullReach, which decides from the config alone whether a clock may wait
+// to make its wheel, agrees with the reach of the wheel the config makes,
+// for every precision and level bits that reach every time, fall one bit
+// short, or fall far short, with and without overflow.
+func TestFullReachAgreesWithTheWheel(t *testing.T) {
+	short := func(bits ...int) levelbits.LevelBits {
+		lb, err := levelbits.New(bits...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lb
+	}
+	lbs := []levelbits.LevelBits{
+		levelbits.Default(),
+		short(11, 10, 10, 10, 10, 10), // 61 bits
+		short(10, 10, 6, 6, 5, 3),     // 40 bits (config.MicrosecondPrecision's)
+		short(2, 2),
+		short(31, 31),
+	}
+	seen := map[bool]int{}
+	for p := config.AlarmPrecision(0); p <= config.MaxPrecisionLog2; p++ {
+		for _, lb := range lbs {
+			for _, overflow := range []bool{false, true} {
+				opts := []config.Option{config.WithLevelBits(lb)}
+				if overflow {
+					opts = append(opts, config.WithOverflow())
+				}
+				cfg, err := config.New(p, opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := newWheel(cfg).maxAllowed() >= maxOffset
+				if got := fullReach(cfg); got != want {
+					t.Fatalf("%v: fullReach %v, the wheel reaches every time: %v", cfg, got, want)
+				}
+				seen[want]++
+			}
+		}
+	}
+	if seen[true] == 0 || seen[false] == 0 {
+		t.Fatalf("only one answer came up: %v", seen)
+	}
+}
+
+// Any options whose wheel reaches every time, not only the default ones,
+// let a clock wait to make its wheel (and keep tiny mode); short level bits
+// without overflow make it at once.
+func TestLazyWheelForEveryFullReach(t *testing.T) {
+	short, err := levelbits.New(10, 10, 6, 6, 5, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		opts []Option
+		lazy bool
+	}{
+		{"default", nil, true},
+		{"precision 1us", []Option{WithPrecision(config.AboutOneMicrosecond)}, true},
+		{"default level bits given", []Option{WithLevelBits(levelbits.Default())}, true},
+		{"short level bits with overflow", []Option{WithLevelBits(short), WithOverflow()}, true},
+		{"short level bits", []Option{WithLevelBits(short)}, false},
+	} {
+		c := New(time.Unix(0, 0), tc.opts...)
+		if made := c.w != nil; made == tc.lazy {
+			t.Fatalf("%s: a new clock made its wheel: %v, want %v", tc.name, made, !tc.lazy)
+		}
+		if c.tinyOK != tc.lazy {
+			t.Fatalf("%s: tinyOK %v, want %v", tc.name, c.tinyOK, tc.lazy)
+		}
+		var got []int
+		for i := range tinyMax + 2 {
+			d := time.Duration(tinyMax+2-i) * time.Millisecond
+			c.AfterFunc(d, func() { got = append(got, i) })
+		}
+		if c.w == nil {
+			t.Fatalf("%s: %d timers and no wheel", tc.name, tinyMax+2)
+		}
+		checkClock(t, c, tc.name)
+		c.Advance(time.Second)
+		if len(got) != tinyMax+2 || !slices.IsSortedFunc(got, func(a, b int) int { return cmp.Compare(b, a) }) {
+			t.Fatalf("%s: fired %v, want %d timers, latest scheduled first", tc.name, got, tinyMax+2)
+		}
+		checkClock(t, c, tc.name+" after the advance")
+	}
+}
+
 // A wheel made outside tiny mode (the early heap full of timers due now,
 // then a later one) starts with its clock at wnow (SC3), and the timers fire
 // in order.
