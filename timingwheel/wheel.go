@@ -212,7 +212,14 @@ func outOfRange(t time.Time) error {
 		t.UTC(), time.Unix(0, 0).UTC(), MaxTime)
 }
 
-func fromNanos(ns int64) time.Time { return time.Unix(0, ns).UTC() }
+// fromNanos returns the time ns (in [0, MaxTime]) nanoseconds after the
+// epoch, in UTC. It splits ns into seconds and nanoseconds itself, unsigned,
+// which time.Unix(0, ns) would do with a signed division of its own after a
+// range check.
+func fromNanos(ns int64) time.Time {
+	u := uint64(ns)
+	return time.Unix(int64(u/1e9), int64(u%1e9)).UTC()
+}
 
 // Config returns the wheel's config.
 func (w *Wheel[T]) Config() config.Config { return w.cfg }

@@ -864,7 +864,11 @@ func (q *Queue[T]) FireDue(removed func(Element[T])) int {
 // fireDue removes the due list's elements in order.
 func (q *Queue[T]) fireDue(removed func(Element[T])) (n int) {
 	depth, epoch := len(q.firing), q.epoch
-	defer q.endFiring(depth, epoch)
+	defer func() {
+		if len(q.firing) > depth { // a handler panicked
+			q.endFiring(depth, epoch)
+		}
+	}()
 	warm := 0 // due entries before this one have been touched
 	for q.duePos < len(q.dueBuf) {
 		if q.duePos >= warm {
@@ -873,11 +877,13 @@ func (q *Queue[T]) fireDue(removed func(Element[T])) (n int) {
 			// instruction; a touch inside the handler loop would wait for
 			// each miss in turn).
 			warm = min(q.duePos+prefetchBurst, len(q.dueBuf))
-			var x uint8
-			for _, j := range q.dueBuf[q.duePos:warm] {
-				x += touchRec(q.rec(j))
+			if warm-q.duePos > 1 { // one record gains nothing: it is read next
+				var x uint8
+				for _, j := range q.dueBuf[q.duePos:warm] {
+					x += touchRec(q.rec(j))
+				}
+				q.sink = x
 			}
-			q.sink = x
 		}
 		i := q.dueBuf[q.duePos]
 		q.duePos++

@@ -197,7 +197,7 @@ func (q *Queue[T]) rpush(b int, i uint32, key int64) {
 	q.rec(i).Next = rpos(b, len(bk.e))
 	bk.e = append(bk.e, rent{key, i})
 	bk.live++
-	r.occ |= 1 << b
+	r.occ |= 1 << (b & 63) // b < 64; the mask spares Go's check for shifts of 64 or more
 }
 
 // smallPut puts record i, whose key is key (at least MinAllowedKey), in
@@ -298,7 +298,7 @@ func (q *Queue[T]) rsplit(b int, m int64) {
 		recs[e.idx].Next = uint32(nb)<<posBits | uint32(len(bk.e))
 		bk.e = append(bk.e, e)
 		bk.live++
-		occ |= 1 << nb
+		occ |= 1 << (nb & 63) // as in rpush
 	}
 	r.occ = occ
 	bs[b].e = es[:0]
@@ -329,6 +329,27 @@ func (q *Queue[T]) rtake0() int {
 	return c
 }
 
+// rtakeLone takes the one element of bucket b > 0, whose key is m, to the
+// due buffer, and makes m the base: what rsplit(b, m) and rtake0 would do,
+// without moving the element to bucket 0 first. The buckets above b keep
+// their elements (rsplit's reasoning). With one element per bucket, the
+// common case where few keys are spread wide, this is most of the moves.
+func (q *Queue[T]) rtakeLone(b int, m int64) int {
+	r := &q.rad
+	bk := &r.b[b]
+	for _, e := range bk.e {
+		if e.idx != 0 {
+			q.dueBuf = append(q.dueBuf, e.idx)
+			break
+		}
+	}
+	bk.e, bk.live = bk.e[:0], 0
+	r.occ &^= 1 << b
+	r.n--
+	r.last = m
+	return 1
+}
+
 // collectSmall is CollectTo in small mode: the due elements are bucket 0's,
 // after splitting the lowest bucket while it holds keys below key.
 func (q *Queue[T]) collectSmall(key int64, limit int) int64 {
@@ -349,10 +370,14 @@ func (q *Queue[T]) collectSmall(key int64, limit int) int64 {
 			key = k
 			break
 		}
-		if b > 0 {
-			q.rsplit(b, k) // k < key: the new base stays at most MinAllowedKey
+		if b > 0 && q.rad.b[b].live == 1 {
+			n += q.rtakeLone(b, k) // k < key, as below
+		} else {
+			if b > 0 {
+				q.rsplit(b, k) // k < key: the new base stays at most MinAllowedKey
+			}
+			n += q.rtake0()
 		}
-		n += q.rtake0()
 		q.minValid = false
 	}
 	q.dueLen += n
