@@ -4,7 +4,7 @@
 # depend on the machine's load (timings on a shared machine move by 10% or
 # more from run to run). Each benchmark runs twice, at 200,000 and 400,000
 # ops; the difference over 200,000 leaves out what the benchmark does once.
-# Example (from the repository root):
+# Needs valgrind. Example (from the repository root):
 #   bench/scripts/instructions.sh ./timingwheel 'Event/.*/N=100$'
 set -eu
 pkg=$1 bench=$2
