@@ -212,10 +212,10 @@ func outOfRange(t time.Time) error {
 		t.UTC(), time.Unix(0, 0).UTC(), MaxTime)
 }
 
-// fromNanos returns the time ns (in [0, MaxTime]) nanoseconds after the
-// epoch, in UTC. It splits ns into seconds and nanoseconds itself, unsigned,
-// which time.Unix(0, ns) would do with a signed division of its own after a
-// range check.
+// fromNanos returns the time ns nanoseconds after the epoch, in UTC, for ns
+// in [0, 2^62-1] (every time a wheel holds). It splits ns into seconds and
+// nanoseconds itself, unsigned, which time.Unix(0, ns) would do with a
+// signed division of its own after a range check.
 func fromNanos(ns int64) time.Time {
 	u := uint64(ns)
 	return time.Unix(int64(u/1e9), int64(u%1e9)).UTC()

@@ -332,8 +332,9 @@ func (q *Queue[T]) rtake0() int {
 // rtakeLone takes the one element of bucket b > 0, whose key is m, to the
 // due buffer, and makes m the base: what rsplit(b, m) and rtake0 would do,
 // without moving the element to bucket 0 first. The buckets above b keep
-// their elements (rsplit's reasoning). With one element per bucket, the
-// common case where few keys are spread wide, this is most of the moves.
+// their elements (rsplit's reasoning). Where few keys are spread wide the
+// lowest bucket often holds one element: at about every other advance of
+// HOLD-EXACT with 100 alarms (docs/performance.md, phase 10).
 func (q *Queue[T]) rtakeLone(b int, m int64) int {
 	r := &q.rad
 	bk := &r.b[b]
