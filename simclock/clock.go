@@ -96,8 +96,9 @@
 // to 128 while its wheel holds none) keeps them all in that heap, cheaper
 // than the wheel at that size; the timer that takes it past them moves them
 // into the wheel, O(128 log 128) once. Where the wheel reaches every time
-// (the default level bits, or any WithOverflow) it is made only when a
-// timer first needs it, so a clock whose heap never fills (128 entries,
+// (the default level bits, any with WithOverflow, or any that span the 62
+// bits of a time with the precision) it is made only when a timer first
+// needs it, so a clock whose heap never fills (128 entries,
 // counting those that Stop and Reset leave behind) never makes one. And
 // with a coarser precision (WithPrecision) the wheel hands over timers by
 // interval, so each chunk it hands over is sorted, O(k log k) for k timers,
@@ -373,8 +374,8 @@ func (c *Clock) wheelOf() *wheel {
 }
 
 // maxAllowed is the wheel's maxAllowed: the last time, in ns after the
-// start, that the wheel takes (maxOffset while it has not been made: the
-// default level bits reach every time).
+// start, that the wheel takes (maxOffset while it has not been made: only a
+// clock whose wheel would reach every time, fullReach, waits to make it).
 func (c *Clock) maxAllowed() int64 {
 	if c.w == nil {
 		return maxOffset

@@ -7,6 +7,7 @@
 # Needs valgrind. Example (from the repository root):
 #   bench/scripts/instructions.sh ./timingwheel 'Event/.*/N=100$'
 set -eu
+command -v valgrind >/dev/null || { echo "instructions.sh needs valgrind" >&2; exit 1; }
 pkg=$1 bench=$2
 bin=$(mktemp)
 trap 'rm -f "$bin"' EXIT

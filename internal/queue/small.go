@@ -26,7 +26,9 @@ import (
 // bucket's smallest key, which becomes the new base: each goes to a strictly
 // lower bucket, and the buckets above keep their elements (they differ from
 // the old and the new base in the same highest bit). An element moves only
-// when the minimum reaches its bucket, at most once per bucket.
+// when the minimum reaches its bucket, at most once per bucket. A lowest
+// bucket of one element is not redistributed: the element is taken and its
+// key becomes the base (rtakeLone).
 //
 // Each entry keeps its key beside its record index, 16 bytes (12 where int
 // is 32 bits), so that
@@ -345,14 +347,15 @@ func (q *Queue[T]) rtakeLone(b int, m int64) int {
 		}
 	}
 	bk.e, bk.live = bk.e[:0], 0
-	r.occ &^= 1 << b
+	r.occ &^= 1 << (b & 63) // as in rpush
 	r.n--
 	r.last = m
 	return 1
 }
 
 // collectSmall is CollectTo in small mode: the due elements are bucket 0's,
-// after splitting the lowest bucket while it holds keys below key.
+// after splitting the lowest bucket while it holds keys below key, or the
+// lowest bucket's one element (rtakeLone).
 func (q *Queue[T]) collectSmall(key int64, limit int) int64 {
 	n := 0
 	for {
