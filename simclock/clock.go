@@ -336,18 +336,15 @@ func (c *Clock) init(start time.Time, o options) {
 	}
 	c.cfg, c.origin, c.sorted, c.chunk = cfg, start.Round(0), cfg.Precision() == 0, defaultChunk
 	c.collect = c.collectAlarm
-	if fullReach(cfg) {
-		// Tiny mode is on, and the wheel is made when a timer first needs
-		// it (wheelOf), so a clock whose early heap never fills never makes
-		// one.
-		c.tinyOK = true
-		return
-	}
 	// Timers may skip the wheel only if it would take every one of them
-	// later: with short level bits and no overflow, its reach grows with its
-	// clock, and arm must check each timer against it.
-	c.w = newWheel(cfg)
-	c.tinyOK = c.w.maxAllowed() >= maxOffset
+	// later. Then tiny mode is on, and the wheel is made when a timer first
+	// needs it (wheelOf), so a clock whose early heap never fills never
+	// makes one. Otherwise (short level bits without overflow) its reach
+	// grows with its clock, arm must check each timer against it, and it
+	// is made now.
+	if c.tinyOK = fullReach(cfg); !c.tinyOK {
+		c.w = newWheel(cfg)
+	}
 }
 
 // fullReach reports whether a wheel made from cfg takes every time the clock
