@@ -93,12 +93,12 @@
 // O(log n) in the timers waiting there. Those are the AfterFunc timers
 // scheduled or reset with d <= 0, and the timers and ticks a callback
 // schedules at or shortly after its own time. A clock with few timers (up
-// to 128 while its wheel holds none) keeps them all in that heap, cheaper
+// to 1024 while its wheel holds none) keeps them all in that heap, cheaper
 // than the wheel at that size; the timer that takes it past them moves them
-// into the wheel, O(128 log 128) once. Where the wheel reaches every time
+// into the wheel, O(1024 log 1024) once. Where the wheel reaches every time
 // (the default level bits, any with WithOverflow, or any that span the 62
 // bits of a time with the precision) it is made only when a timer first
-// needs it, so a clock whose heap never fills (128 entries,
+// needs it, so a clock whose heap never fills (1024 entries,
 // counting those that Stop and Reset leave behind) never makes one. And
 // with a coarser precision (WithPrecision) the wheel hands over timers by
 // interval, so each chunk it hands over is sorted, O(k log k) for k timers,
@@ -254,7 +254,7 @@ func (c *Clock) compactEarly() {
 	}
 	clear(c.early[len(live):])
 	c.early = live
-	slices.SortFunc(c.early, compareEntries) // sorted is a heap
+	c.early.sort() // sorted is a heap
 	c.earlyKept = len(c.early)
 }
 
@@ -262,16 +262,11 @@ func (c *Clock) compactEarly() {
 type earlyHeap []entry
 
 // less orders the heap by (at, ord): time, then scheduling order. Written
-// out, not through compareEntries: it is the heap's inner loop, and
-// through that call (two 32-byte entries, both comparisons made) CLOCK-STEP
-// at N = 100 took 40% longer (242.8 against 172.3 ns per Step).
+// out, not through a comparison function: it is the heap's inner loop, and
+// through such a call (two 32-byte entries, both comparisons made)
+// CLOCK-STEP at N = 100 took 40% longer (242.8 against 172.3 ns per Step).
 func (h earlyHeap) less(i, j int) bool {
 	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].ord < h[j].ord
-}
-
-// compareEntries is less as a comparison function, for sorting.
-func compareEntries(a, b entry) int {
-	return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.ord, b.ord))
 }
 
 func (h *earlyHeap) push(e entry) {
@@ -294,22 +289,43 @@ func (h *earlyHeap) pop() entry {
 	s[0] = s[n]
 	s[n] = entry{}
 	s = s[:n]
-	for i := 0; ; {
+	s.down(0)
+	*h = s
+	return top
+}
+
+// down moves entry i of h down until neither child is less than it.
+func (h earlyHeap) down(i int) {
+	n := len(h)
+	for {
 		l, m := 2*i+1, i
-		if l < n && s.less(l, m) {
+		if l < n && h.less(l, m) {
 			m = l
 		}
-		if l+1 < n && s.less(l+1, m) {
+		if l+1 < n && h.less(l+1, m) {
 			m = l + 1
 		}
 		if m == i {
-			break
+			return
 		}
-		s[i], s[m] = s[m], s[i]
+		h[i], h[m] = h[m], h[i]
 		i = m
 	}
-	*h = s
-	return top
+}
+
+// sort sorts h by (at, ord), in place: a heapsort with the heap's own less,
+// then a reversal. slices.SortFunc, whose comparison is a call through a
+// func value, took about 800 instructions per entry on 1024 entries
+// (leaving tiny mode; docs/performance.md, phase 11). Cost: O(n log n).
+func (h earlyHeap) sort() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+	for m := len(h) - 1; m > 0; m-- { // the minimum of h[:m+1] to h[m]
+		h[0], h[m] = h[m], h[0]
+		h[:m].down(0)
+	}
+	slices.Reverse(h)
 }
 
 // New returns a clock that reads start. The options choose the wheel (1 ns

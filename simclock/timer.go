@@ -100,9 +100,12 @@ func (c *Clock) arm(t *timer, at int64) error {
 		}
 		if !c.tiny {
 			c.tiny = true
-			// Room for a full tiny heap at once, not by doubling (a no-op
-			// once the heap has had it).
-			c.early = slices.Grow(c.early, tinyMax-len(c.early))
+			// Room for tinyStart entries at once, not by doubling from one
+			// (a no-op once the heap has had it); beyond that, append
+			// doubles.
+			if cap(c.early) < tinyStart {
+				c.early = slices.Grow(c.early, tinyStart-len(c.early))
+			}
 		}
 	} else if c.tiny && len(c.early) >= tinyMax {
 		// A timer due now, in a full tiny heap: leave tiny mode, whose
@@ -137,8 +140,14 @@ func (c *Clock) armWheel(t *timer, at int64) error {
 // the ones after wnow (Clock). Up to about this many, a binary heap of
 // 32-byte entries costs less per timer than the wheel's add, collection and
 // batch; a clock that outgrows it pays for one move of that many timers
-// (docs/performance.md, phase 9).
-const tinyMax = 128
+// (docs/performance.md, phases 9 and 11).
+const tinyMax = 1024
+
+// tinyStart is the early heap's capacity when tiny mode begins: a clock
+// with up to this many timers allocates its heap once, and a larger one
+// grows it by doubling, so that a clock with a hundred timers does not pay
+// for tinyMax entries (32 KiB) it never uses.
+const tinyStart = 128
 
 // leaveTiny ends tiny mode: it drops the heap's stale entries and moves its
 // timers after wnow into the wheel in (at, ord) order, so that each time's
