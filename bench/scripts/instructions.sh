@@ -2,13 +2,18 @@
 # instructions.sh PKG BENCH: instructions per op of the Go benchmarks of
 # package PKG matching BENCH, counted by valgrind's cachegrind, which does not
 # depend on the machine's load (timings on a shared machine move by 10% or
-# more from run to run). Each benchmark runs twice, at 200,000 and 400,000
-# ops; the difference over 200,000 leaves out what the benchmark does once.
-# Needs valgrind. Example (from the repository root):
+# more from run to run). Each benchmark runs twice, at OPS and 2*OPS ops
+# (OPS is 200,000 unless set); the difference over OPS leaves out what the
+# benchmark does once. Set OPS lower for a benchmark whose op is large (a
+# clock of 1000 timers: OPS=100), and GOGC=off to leave out the garbage
+# collector's work, which varies from run to run. Needs valgrind.
+# Examples (from the repository root):
 #   bench/scripts/instructions.sh ./timingwheel 'Event/.*/N=100$'
+#   GOGC=off OPS=100 bench/scripts/instructions.sh ./simclock 'AfterFuncAdvance/.*/n=1000$'
 set -eu
 command -v valgrind >/dev/null || { echo "instructions.sh needs valgrind" >&2; exit 1; }
 pkg=$1 bench=$2
+ops=${OPS:-200000}
 bin=$(mktemp)
 trap 'rm -f "$bin"' EXIT
 go test -c -o "$bin" "$pkg"
@@ -24,7 +29,7 @@ names=$("$bin" -test.run '^$' -test.bench "$bench" -test.benchtime 1x -test.cpu 
 [ -n "$names" ] || { echo "no benchmark matches $bench" >&2; exit 1; }
 echo "$names" | while read -r name; do
 	re="^$(echo "$name" | sed 's/[][().*+?^$|]/\\&/g; s|/|$/^|g')\$"
-	a=$(count "$re" 200000)
-	b=$(count "$re" 400000)
-	echo "$name $(( (b - a) / 200000 )) instructions/op"
+	a=$(count "$re" "$ops")
+	b=$(count "$re" $((2 * ops)))
+	echo "$name $(( (b - a) / ops )) instructions/op"
 done
