@@ -95,17 +95,19 @@
 // schedules at or shortly after its own time. A clock with few timers (up
 // to 1024 while its wheel holds none) keeps them all in that heap, cheaper
 // than the wheel at that size; the timer that takes it past them moves them
-// into the wheel, O(1024 log 1024) once. Where the wheel reaches every time
-// (the default level bits, any with WithOverflow, or any that span the 62
-// bits of a time with the precision) it is made only when a timer first
-// needs it, so a clock whose heap never fills (1024 entries,
-// counting those that Stop and Reset leave behind) never makes one. And
-// with a coarser precision (WithPrecision) the wheel hands over timers by
-// interval, so each chunk it hands over is sorted, O(k log k) for k timers,
-// and Step and Next scan the current interval. Times are kept relative to
-// the start time, so any start works; the clock reaches 2^62-1 ns (about 146
-// years) past it. A timer further out never fires; advancing further panics
-// with ErrOutOfRange.
+// into the wheel, O(1024 log 1024), and the heap takes later timers again
+// only while it has room for 512 more, so the move comes at most once per
+// 512 schedules.
+// Where the wheel reaches every time (the default level bits, any with
+// WithOverflow, or any that span the 62 bits of a time with the precision)
+// it is made only when a timer first needs it, so a clock whose heap never
+// fills (1024 entries, counting those that Stop and Reset leave behind)
+// never makes one. And with a coarser precision (WithPrecision) the wheel
+// hands over timers by interval, so each chunk it hands over is sorted,
+// O(k log k) for k timers, and Step and Next scan the current interval.
+// Times are kept relative to the start time, so any start works; the clock
+// reaches 2^62-1 ns (about 146 years) past it. A timer further out never
+// fires; advancing further panics with ErrOutOfRange.
 package simclock
 
 import (
@@ -200,7 +202,7 @@ type Clock struct {
 	// the early heap too, as long as it has fewer than tinyMax entries (live
 	// or stale), where a push and a pop cost less than the wheel's add and
 	// collection; the wheel's own clock may then lag wnow. leaveTiny ends
-	// it, moving the heap's timers after wnow into the wheel in (at, ord)
+	// it, moving the heap's timers after wnow into the wheel in (at, seq)
 	// order: called by the first timer after wnow that must go to the wheel,
 	// and by a timer due now that finds the heap full. Invariants SC1 to SC3
 	// (invariant.go).
@@ -213,10 +215,10 @@ type Clock struct {
 	wnow        int64   // the wheel has handed over every timer at or before wnow; >= now
 	batch       []entry // taken from the wheel, in (at, scheduling) order
 	bpos        int
-	early       earlyHeap // scheduled at or before wnow (or any time, while tiny), by (at, ord)
+	early       earlyHeap // scheduled at or before wnow (or any time, while tiny), by (at, seq)
 	tiny        bool      // the early heap may hold timers after wnow; the wheel holds nothing
 	tinyOK      bool      // the wheel's reach is the whole range: timers may wait in the early heap
-	ord         uint64    // scheduling counter for the early heap
+	seq         uint64    // the last sequence number a schedule took (arm): they follow scheduling order
 	earlyKept   int       // live entries at the last compaction or leaveTiny
 	sorted      bool      // 1 ns precision: the wheel fires in time order
 	chunk       int       // how many alarms an advance takes from the wheel at a time: defaultChunk
@@ -233,12 +235,13 @@ type Clock struct {
 
 // entry is a timer in the batch or the early heap (due, or waiting there in
 // tiny mode); it fires only if the timer is still in state stateDue with the
-// same sequence number (neither stopped nor reset since).
+// same sequence number (neither stopped nor reset since). Sequence numbers
+// come from one counter per clock, so they also give the scheduling order
+// that breaks ties in time: 24 bytes, where a separate order field made 32.
 type entry struct {
 	t   *timer
 	seq uint64
 	at  int64
-	ord uint64 // early heap only
 }
 
 func (e entry) live() bool { return e.t.state == stateDue && e.t.seq == e.seq }
@@ -258,18 +261,27 @@ func (c *Clock) compactEarly() {
 	c.earlyKept = len(c.early)
 }
 
-// earlyHeap is a binary min-heap of entries by (at, ord).
+// earlyHeap is a binary min-heap of entries by (at, seq).
 type earlyHeap []entry
 
-// less orders the heap by (at, ord): time, then scheduling order. Written
+// less orders the heap by (at, seq): time, then scheduling order. Written
 // out, not through a comparison function: it is the heap's inner loop, and
 // through such a call (two 32-byte entries, both comparisons made)
 // CLOCK-STEP at N = 100 took 40% longer (242.8 against 172.3 ns per Step).
 func (h earlyHeap) less(i, j int) bool {
-	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].ord < h[j].ord
+	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].seq < h[j].seq
 }
 
+// push adds e. A full heap doubles: append (and slices.Grow) grow a slice
+// of 256 or more by about a quarter at a time, which took a tiny heap from
+// 133 entries to past 1000 in four more allocations of 3,107 entries in
+// all; doubling takes three, of 1,862.
 func (h *earlyHeap) push(e entry) {
+	if len(*h) == cap(*h) {
+		g := make(earlyHeap, len(*h), max(2*cap(*h), 8))
+		copy(g, *h)
+		*h = g
+	}
 	*h = append(*h, e)
 	s := *h
 	for i := len(s) - 1; i > 0; {
@@ -313,7 +325,7 @@ func (h earlyHeap) down(i int) {
 	}
 }
 
-// sort sorts h by (at, ord), in place: a heapsort with the heap's own less,
+// sort sorts h by (at, seq), in place: a heapsort with the heap's own less,
 // then a reversal. slices.SortFunc, whose comparison is a call through a
 // func value, took about 800 instructions per entry on 1024 entries
 // (leaving tiny mode; docs/performance.md, phase 11). Cost: O(n log n).

@@ -6,13 +6,13 @@ import (
 	"testing"
 )
 
-// refSorted returns es in (at, ord) order by a plain insertion sort, the
+// refSorted returns es in (at, seq) order by a plain insertion sort, the
 // reference for the early heap's own order.
 func refSorted(es []entry) []entry {
 	out := make([]entry, 0, len(es))
 	for _, e := range es {
 		i := len(out)
-		for i > 0 && (e.at < out[i-1].at || e.at == out[i-1].at && e.ord < out[i-1].ord) {
+		for i > 0 && (e.at < out[i-1].at || e.at == out[i-1].at && e.seq < out[i-1].seq) {
 			i--
 		}
 		out = slices.Insert(out, i, e)
@@ -20,20 +20,20 @@ func refSorted(es []entry) []entry {
 	return out
 }
 
-// randomEntries returns n entries with distinct ords and times drawn from
-// span values, so that small spans make many ties in time.
+// randomEntries returns n entries with distinct sequence numbers and times
+// drawn from span values, so that small spans make many ties in time.
 func randomEntries(r *rand.Rand, n int, span int64) []entry {
 	es := make([]entry, n)
 	for i, o := range r.Perm(n) {
-		es[i] = entry{at: r.Int64N(span), ord: uint64(o), seq: uint64(i)}
+		es[i] = entry{at: r.Int64N(span), seq: uint64(o) + 1}
 	}
 	return es
 }
 
 // The early heap's sort (a heapsort, used when a compaction or leaving tiny
 // mode needs the entries in order) and its pops put entries in (time,
-// scheduling order) order, ties in time included, at every length from 0 to
-// past tinyMax.
+// scheduling order) order, ties in time included, at lengths from 0 to past
+// tinyMax.
 func TestEarlyHeapOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 11))
 	for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 31, 100, tinyMax - 1, tinyMax, tinyMax + 3} {

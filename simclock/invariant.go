@@ -9,7 +9,7 @@ import (
 // returns nil or an *invariant.Violation naming the first invariant broken
 // (docs/invariants.md); c.mu is held:
 //
-//	SC1  the early heap is a min-heap by (at, ord): no entry comes before
+//	SC1  the early heap is a min-heap by (at, seq): no entry comes before
 //	     its parent
 //	SC2  the wheel's timers are all after wnow; a live early entry after
 //	     wnow only in tiny mode; and tiny mode only with an empty wheel, a
@@ -30,8 +30,8 @@ func (c *Clock) invariant() error {
 		p := (i - 1) / 2
 		if c.early.less(i, p) {
 			e, q := c.early[i], c.early[p]
-			return invariant.Errorf("SC1", "early entry %d (at %d, ord %d) comes before its parent %d (at %d, ord %d)",
-				i, e.at, e.ord, p, q.at, q.ord)
+			return invariant.Errorf("SC1", "early entry %d (at %d, seq %d) comes before its parent %d (at %d, seq %d)",
+				i, e.at, e.seq, p, q.at, q.seq)
 		}
 	}
 	wheelLen := 0 // no wheel made yet: nothing in it

@@ -29,8 +29,8 @@ type timer struct {
 	f      func()
 	x      *timerExt // nil for an AfterFunc timer
 	a      alarm.Alarm
-	at     int64 // ns after the clock's start
-	seq    uint64
+	at     int64  // ns after the clock's start
+	seq    uint64 // its current schedule's sequence number (Clock.seq); 0 while idle
 	state  uint8
 	waiter bool // counts in Waiters while not idle
 }
@@ -80,12 +80,14 @@ func (t *timer) period() time.Duration {
 // arm schedules t, which must be out of the wheel, at offset at: in the
 // early heap when at <= wnow (the wheel has handed over that time), or in
 // tiny mode (the wheel is empty, the heap has fewer than tinyMax entries and
-// the wheel's reach is the whole range); else in the wheel. Leaving tiny
+// the wheel's reach is the whole range; entering it, fewer than tinyMax/2);
+// else in the wheel. Leaving tiny
 // mode moves the heap's timers after wnow into the wheel first
 // (leaveTiny). On error (ErrBeyondReach) t is left idle. It does not touch
 // the waiter count.
 func (c *Clock) arm(t *timer, at int64) error {
-	t.seq++
+	c.seq++
+	t.seq = c.seq
 	t.at = at
 	if at > maxOffset {
 		t.state = stateParked
@@ -99,10 +101,18 @@ func (c *Clock) arm(t *timer, at int64) error {
 			return c.armWheel(t, at)
 		}
 		if !c.tiny {
+			if len(c.early) >= tinyMax/2 {
+				// Tiny mode begins only with room for half a heap more,
+				// so that leaving it, which sorts the heap, comes at most
+				// once per tinyMax/2 schedules: a clock holding nearly
+				// tinyMax timers due now would otherwise enter it and
+				// leave it again at every other schedule.
+				return c.armWheel(t, at)
+			}
 			c.tiny = true
 			// Room for tinyStart entries at once, not by doubling from one
-			// (a no-op once the heap has had it); beyond that, append
-			// doubles.
+			// (a no-op once the heap has had it); beyond that, push
+			// doubles it.
 			if cap(c.early) < tinyStart {
 				c.early = slices.Grow(c.early, tinyStart-len(c.early))
 			}
@@ -114,9 +124,8 @@ func (c *Clock) arm(t *timer, at int64) error {
 		// cannot grow the heap without bound.
 		c.leaveTiny()
 	}
-	c.ord++
 	t.state = stateDue
-	c.early.push(entry{t: t, seq: t.seq, at: at, ord: c.ord})
+	c.early.push(entry{t: t, seq: t.seq, at: at})
 	if n := len(c.early); !c.tiny && n >= 64 && n > 2*c.earlyKept {
 		c.compactEarly()
 	}
@@ -150,13 +159,13 @@ const tinyMax = 1024
 const tinyStart = 128
 
 // leaveTiny ends tiny mode: it drops the heap's stale entries and moves its
-// timers after wnow into the wheel in (at, ord) order, so that each time's
+// timers after wnow into the wheel in (at, seq) order, so that each time's
 // timers keep their scheduling order there (SC2). The wheel, which may lag
 // wnow while empty (SC3), is brought up to it (wheelOf); none is made when
 // there is none and nothing to move.
 func (c *Clock) leaveTiny() {
 	c.tiny = false
-	c.compactEarly() // live entries only, sorted by (at, ord)
+	c.compactEarly() // live entries only, sorted by (at, seq)
 	k, _ := slices.BinarySearchFunc(c.early, c.wnow, func(e entry, t int64) int { return cmp.Compare(e.at, t+1) })
 	if k < len(c.early) || c.w != nil {
 		w := c.wheelOf()
@@ -191,7 +200,7 @@ func (c *Clock) setIdle(t *timer) {
 		c.addWaiters(-1)
 	}
 	t.state = stateIdle
-	t.seq++
+	t.seq = 0 // no schedule's number: its entries are stale
 }
 
 // stop unschedules t and reports whether it was scheduled.

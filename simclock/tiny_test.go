@@ -197,8 +197,8 @@ func TestClockInvariantCorruption(t *testing.T) {
 		{"now past wnow, no wheel", "SC3", func(c *Clock) { c.now = c.wnow + 1 }, tinyClock},
 		{"tiny with more than tinyMax entries", "SC2", func(c *Clock) {
 			for len(c.early) <= tinyMax {
-				c.early = append(c.early, entry{t: c.early[0].t, at: maxOffset, ord: c.ord + 1})
-				c.ord++
+				c.seq++
+				c.early = append(c.early, entry{t: c.early[0].t, at: maxOffset, seq: c.seq})
 			}
 		}, tinyWheelClock},
 		{"a timer after wnow in the early heap outside tiny mode", "SC2", func(c *Clock) { c.tiny = false }, tinyClock},
@@ -399,4 +399,40 @@ func TestLazyWheelMadeOutsideTinyMode(t *testing.T) {
 		t.Fatalf("fired %v, want %v", got, want)
 	}
 	checkClock(t, c, "after the advance")
+}
+
+// A clock whose early heap holds half a tiny heap or more of timers due now
+// does not enter tiny mode for a later timer: entering it there and leaving
+// it at the next timer would sort the whole heap at every other schedule.
+// Below half, it enters.
+func TestTinyModeNeedsRoomToEnter(t *testing.T) {
+	for _, due := range []int{tinyMax/2 - 1, tinyMax / 2, tinyMax - 1} {
+		c := New(time.Unix(0, 0))
+		for range due {
+			c.AfterFunc(0, func() {}) // due now: the early heap, not tiny mode
+		}
+		if c.tiny {
+			t.Fatalf("%d timers due now: tiny mode on", due)
+		}
+		fired := 0
+		for i := range 100 {
+			x := c.AfterFunc(5, func() { fired++ })
+			y := c.AfterFunc(6, func() { fired++ })
+			enter := due < tinyMax/2
+			if i == 0 && c.tiny != enter {
+				t.Fatalf("%d due now, two later timers: tiny %v, want %v", due, c.tiny, enter)
+			}
+			if !enter && (c.tiny || wheelLen(c) != 2) {
+				t.Fatalf("%d due now, round %d: tiny %v, %d in the wheel; want the later two in the wheel", due, i, c.tiny, wheelLen(c))
+			}
+			if !x.Stop() || !y.Stop() {
+				t.Fatalf("%d due now, round %d: a later timer was not pending", due, i)
+			}
+			checkClock(t, c, "after the stops")
+		}
+		c.Advance(10)
+		if fired != 0 {
+			t.Fatalf("%d stopped timers fired", fired)
+		}
+	}
 }
