@@ -81,10 +81,9 @@ func (t *timer) period() time.Duration {
 // early heap when at <= wnow (the wheel has handed over that time), or in
 // tiny mode (the wheel is empty, the heap has fewer than tinyMax entries and
 // the wheel's reach is the whole range; entering it, fewer than tinyMax/2);
-// else in the wheel. Leaving tiny
-// mode moves the heap's timers after wnow into the wheel first
-// (leaveTiny). On error (ErrBeyondReach) t is left idle. It does not touch
-// the waiter count.
+// else in the wheel. Leaving tiny mode moves the heap's timers after wnow
+// into the wheel first (leaveTiny). On error (ErrBeyondReach) t is left
+// idle. It does not touch the waiter count.
 func (c *Clock) arm(t *timer, at int64) error {
 	c.seq++
 	t.seq = c.seq
@@ -110,8 +109,8 @@ func (c *Clock) arm(t *timer, at int64) error {
 				return c.armWheel(t, at)
 			}
 			c.tiny = true
-			// Room for tinyStart entries at once, not by doubling from one
-			// (a no-op once the heap has had it); beyond that, push
+			// Room for tinyStart entries at once, not by doubling from a
+			// few (a no-op once the heap has had it); beyond that, push
 			// doubles it.
 			if cap(c.early) < tinyStart {
 				c.early = slices.Grow(c.early, tinyStart-len(c.early))
