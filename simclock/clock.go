@@ -92,21 +92,22 @@
 // due at or before the wheel's clock goes to a small binary heap instead,
 // O(log n) in the timers waiting there. Those are the AfterFunc timers
 // scheduled or reset with d <= 0, and the timers and ticks a callback
-// schedules at or shortly after its own time. A clock with few timers (up
-// to 1024 while its wheel holds none) keeps them all in that heap, cheaper
-// than the wheel at that size; the timer that takes it past them moves them
-// into the wheel, O(1024 log 1024), and the heap takes later timers again
-// only while it has room for 512 more, so the move comes at most once per
-// 512 schedules. Where the wheel reaches every time (the default level
-// bits, any with WithOverflow, or any that span the 62 bits of a time with
-// the precision) it is made only when a timer first needs it, so a clock
-// whose heap never fills (1024 entries, counting those that Stop and Reset
-// leave behind) never makes one. And with a coarser precision (WithPrecision) the wheel
-// hands over timers by interval, so each chunk it hands over is sorted,
-// O(k log k) for k timers, and Step and Next scan the current interval.
-// Times are kept relative to the start time, so any start works; the clock
-// reaches 2^62-1 ns (about 146 years) past it. A timer further out never
-// fires; advancing further panics with ErrOutOfRange.
+// schedules at or shortly after its own time. A clock with few timers
+// keeps them all in that heap while its wheel holds none, cheaper than the
+// wheel at that size: it starts doing so while the heap holds fewer than
+// 512 entries, and goes on up to 1024; the timer that takes it past them
+// moves them into the wheel, O(1024 log 1024), so the move comes at most
+// once per 512 schedules. Where the wheel reaches every time (the default
+// level bits, any with WithOverflow, or any that span the 62 bits of a time
+// with the precision) it is made only when a timer first needs it, so a
+// clock whose timers all fit in that heap (counting the entries Stop and
+// Reset leave behind) never makes one. And with a coarser precision
+// (WithPrecision) the wheel hands over timers by interval, so each chunk
+// it hands over is sorted, O(k log k) for k timers, and Step and Next scan
+// the current interval. Times are kept relative to the start time, so any
+// start works; the clock reaches 2^62-1 ns (about 146 years) past it. A
+// timer further out never fires; advancing further panics with
+// ErrOutOfRange.
 package simclock
 
 import (
@@ -366,8 +367,8 @@ func (c *Clock) init(start time.Time, o options) {
 	c.collect = c.collectAlarm
 	// Timers may skip the wheel only if it would take every one of them
 	// later. Then tiny mode is on, and the wheel is made when a timer first
-	// needs it (wheelOf), so a clock whose early heap never fills never
-	// makes one. Otherwise (short level bits without overflow) its reach
+	// needs it (wheelOf), so a clock whose timers all stay in tiny mode
+	// never makes one. Otherwise (short level bits without overflow) its reach
 	// grows with its clock, arm must check each timer against it, and it
 	// is made now.
 	if c.tinyOK = fullReach(cfg); !c.tinyOK {

@@ -146,7 +146,7 @@ func (c *Clock) armWheel(t *timer, at int64) error {
 
 // tinyMax is how many timers the early heap holds before the wheel takes
 // the ones after wnow (Clock). Up to about this many, a binary heap of
-// 32-byte entries costs less per timer than the wheel's add, collection and
+// 24-byte entries costs less per timer than the wheel's add, collection and
 // batch; a clock that outgrows it pays for one move of that many timers
 // (docs/performance.md, phases 9 and 11).
 const tinyMax = 1024
@@ -154,7 +154,7 @@ const tinyMax = 1024
 // tinyStart is the early heap's capacity when tiny mode begins: a clock
 // with up to this many timers allocates its heap once, and a larger one
 // grows it by doubling, so that a clock with a hundred timers does not pay
-// for tinyMax entries (32 KiB) it never uses.
+// for tinyMax entries (24 KiB) it never uses.
 const tinyStart = 128
 
 // leaveTiny ends tiny mode: it drops the heap's stale entries and moves its
