@@ -258,8 +258,8 @@ func (c *Clock) nextWheelTime() int64 {
 }
 
 // A clock made with the default options makes no wheel until a timer needs
-// one: a clock whose timers all stay in tiny mode never does. The wheel it makes
-// reaches every time, as tiny mode assumes of it (tinyOK).
+// one: a clock whose timers all stay in tiny mode never does. The wheel it
+// makes reaches every time, as tiny mode assumes of it (tinyOK).
 func TestDefaultClockMakesItsWheelWhenNeeded(t *testing.T) {
 	c := New(time.Unix(0, 0))
 	for i := range 10 {
