@@ -109,12 +109,6 @@ func (c *Clock) arm(t *timer, at int64) error {
 				return c.armWheel(t, at)
 			}
 			c.tiny = true
-			// Room for tinyStart entries at once, not by doubling from a
-			// few (a no-op once the heap has had it); beyond that, push
-			// doubles it.
-			if cap(c.early) < tinyStart {
-				c.early = slices.Grow(c.early, tinyStart-len(c.early))
-			}
 		}
 	} else if c.tiny && len(c.early) >= tinyMax {
 		// A timer due now, in a full tiny heap: leave tiny mode, whose
@@ -151,7 +145,7 @@ func (c *Clock) armWheel(t *timer, at int64) error {
 // (docs/performance.md, phases 9 and 11).
 const tinyMax = 1024
 
-// tinyStart is the early heap's capacity when tiny mode begins: a clock
+// tinyStart is the early heap's first capacity (earlyHeap.push): a clock
 // with up to this many timers allocates its heap once, and a larger one
 // grows it by doubling, so that a clock with a hundred timers does not pay
 // for tinyMax entries (24 KiB) it never uses.
