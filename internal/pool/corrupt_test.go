@@ -4,13 +4,14 @@ package pool
 // checks that Invariant reports the invariant that fact belongs to.
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/gotimingwheel/timingwheel/invariant"
 )
 
 // newFixture returns a valid pool with records 1..5, of which 2 and 4 are
-// free (the free list is 4, then 2) and 1, 3, 5 live.
+// free (the free stack is [2 4], 4 on top) and 1, 3, 5 live.
 func newFixture(t *testing.T) *Pool[string] {
 	t.Helper()
 	p := NewPool[string](0)
@@ -22,15 +23,15 @@ func newFixture(t *testing.T) *Pool[string] {
 	if err := p.Invariant(); err != nil {
 		t.Fatalf("fixture is not valid: %v", err)
 	}
-	if p.free != 4 || p.recs[4].Next != 2 || p.recs[2].Next != 0 || p.Live() != 3 {
-		t.Fatalf("fixture: free head %d, live %d", p.free, p.Live())
+	if !slices.Equal(p.free, []uint32{2, 4}) || p.Live() != 3 {
+		t.Fatalf("fixture: free stack %v, live %d", p.free, p.Live())
 	}
 	return p
 }
 
 func TestFixtureValid(t *testing.T) {
 	p := newFixture(t)
-	// The free list is used last-freed first.
+	// The free stack is used last-freed first.
 	if i := p.Alloc(0, "x", 1); i != 4 {
 		t.Fatalf("Alloc reused %d, want 4", i)
 	}
@@ -53,19 +54,24 @@ func TestCorruptAP1(t *testing.T) {
 }
 
 func TestCorruptAP2(t *testing.T) {
-	t.Run("live record on the free list", func(t *testing.T) {
+	t.Run("live record on the free stack", func(t *testing.T) {
 		p := newFixture(t)
-		p.recs[2].Next = 3 // 3 is live
+		p.free[0] = 3 // 3 is live
 		invariant.Expect(t, p.Invariant(), "AP2")
 	})
-	t.Run("cycle", func(t *testing.T) {
+	t.Run("record twice", func(t *testing.T) {
 		p := newFixture(t)
-		p.recs[2].Next = 4
+		p.free[0] = 4
 		invariant.Expect(t, p.Invariant(), "AP2")
 	})
 	t.Run("index beyond the records", func(t *testing.T) {
 		p := newFixture(t)
-		p.recs[2].Next = 99
+		p.free[0] = 99
+		invariant.Expect(t, p.Invariant(), "AP2")
+	})
+	t.Run("the sentinel", func(t *testing.T) {
+		p := newFixture(t)
+		p.free[0] = 0
 		invariant.Expect(t, p.Invariant(), "AP2")
 	})
 }
@@ -79,9 +85,9 @@ func TestCorruptAP3(t *testing.T) {
 }
 
 func TestCorruptAP7(t *testing.T) {
-	t.Run("free record off the list, not retired", func(t *testing.T) {
+	t.Run("free record off the stack, not retired", func(t *testing.T) {
 		p := newFixture(t)
-		p.recs[4].Next = 0 // record 2 is free but unreachable, at generation 1
+		p.free = p.free[1:] // record 2 is free but off the stack, at generation 1
 		invariant.Expect(t, p.Invariant(), "AP7")
 	})
 	t.Run("retired count", func(t *testing.T) {
@@ -137,10 +143,9 @@ func TestCorruptAP5(t *testing.T) {
 		p, h := newShrunk(t)
 		j := p.fwd[origin{h.index, h.gen}]
 		// Free the target behind the maps' back (Free would drop the entry),
-		// keeping the free list and the counts right.
+		// keeping the free stack and the counts right.
 		p.recs[j].SetState(StateFree)
-		p.recs[j].Next = p.free
-		p.free = j
+		p.free = append(p.free, j)
 		p.live--
 		invariant.Expect(t, p.Invariant(), "AP5")
 	})

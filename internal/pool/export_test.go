@@ -1,13 +1,14 @@
 package pool
 
-// AgeFreeHead ages the record at the head of the free list as if it had been
-// reused until its generation were MaxGen - k, so that model tests reach the
-// last generations in a few steps. It reports false when the list is empty.
+// AgeFreeHead ages the record on top of the free stack (the next Alloc's)
+// as if it had been reused until its generation were MaxGen - k, so that
+// model tests reach the last generations in a few steps. It reports false
+// when the stack is empty.
 func AgeFreeHead[T any](p *Pool[T], k uint32) bool {
-	if p.free == 0 {
+	if len(p.free) == 0 {
 		return false
 	}
-	r := &p.recs[p.free]
+	r := &p.recs[p.free[len(p.free)-1]]
 	r.setGen(max(r.Gen(), MaxGen-k))
 	return true
 }

@@ -14,26 +14,28 @@
 //     Reset) ever share an ID;
 //   - a record's generation grows by one each time it is freed; a record
 //     freed at generation MaxGen (2^25-1) is retired instead: it never returns
-//     to the free list, so no generation is issued twice for one index.
+//     to the free stack, so no generation is issued twice for one index.
 //
-// A Pool keeps records in one slice with a free list threaded through it, so
-// adding and removing allocate nothing once the slice has grown to the peak
-// number of live alarms. A record holds no pointers except the user's value,
+// A Pool keeps records in one slice, and the indices of its free records on
+// a stack, so adding and removing allocate nothing once the slice has grown
+// to the peak number of live alarms (and the stack to the peak number of
+// free records). A record holds no pointers except the user's value,
 // so the garbage collector has nothing to scan when T holds no pointers.
 //
 // Invariants (checked by Pool.Invariant, stated in docs/invariants.md): AP1
-// record 0 is the unused sentinel; AP2 the free list visits only free records,
-// each once, and ends; AP3 live + free + retired + 1 == len(records); AP4
+// record 0 is the unused sentinel; AP2 the free stack holds only free
+// records, each once; AP3 live + free + retired + 1 == len(records); AP4
 // owner != 0; AP5 the forwarding maps Shrink keeps are inverse to each other
 // and point at allocated records; AP6 every allocated record is found by the
 // handle Handle gives for it, and by no other record's; AP7 a free record off
-// the free list is retired: its generation is MaxGen; AP8 records appended
+// the free stack is retired: its generation is MaxGen; AP8 records appended
 // after a Shrink start at a generation of at most wornGen.
 package pool
 
 import (
 	"fmt"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/gotimingwheel/timingwheel/invariant"
 )
@@ -69,7 +71,7 @@ func Gen(a Handle) uint32 { return a.gen }
 
 // Record states, which Record.State returns.
 const (
-	StateFree   uint8 = 0    // on the free list
+	StateFree   uint8 = 0    // on the free stack, or retired
 	StateFiring uint8 = 0x7F // removed from the structure, its handler running
 	StateDue    uint8 = 0x7E // removed from the levels, waiting in the due list
 	// States 1..62 are "in a slot of level State-1".
@@ -81,7 +83,7 @@ const stateBits = 7
 
 // Record is one alarm's storage: 24 bytes with an 8-byte value. Time is the
 // owner's ordering quantity (a key or a time in ns); Next is the owner's
-// position for the record (or, when free, links the free list). The
+// position for the record (unused while the record is free). The
 // generation (how often the record was freed, at most MaxGen) and the state
 // (where the record is) share one word, so that the record is 24 bytes rather
 // than 32: at a million alarms the records are most of the memory.
@@ -123,10 +125,21 @@ func NewOwnerID() uint64 {
 // allocated, so 0 can mean "no record" in links.
 type Pool[T any] struct {
 	recs    []Record[T]
-	free    uint32 // head of the free list, 0 when empty
-	live    int    // allocated records
-	retired int    // free records kept off the free list: their generation is spent
+	live    int // allocated records
+	retired int // free records kept off the free stack: their generation is spent
 	owner   uint64
+
+	// free holds the indices of the free records, the next Alloc's on top.
+	// A stack rather than a list threaded through the records: an Alloc
+	// that followed a list would first have to load the record it takes to
+	// find the next one, so a run of Allocs after a burst of Frees (a wheel
+	// firing a batch, then re-adding) would wait for one cache miss after
+	// another; from the stack it reads the next indices ahead (warmFree).
+	free []uint32
+	// warm counts the Allocs left before the next warmFree (at most
+	// freeBurst). A hint only: any value is correct.
+	warm int
+	sink uint32 // keeps warmFree's loads
 
 	// After Shrink moved records, fwd maps the (index, generation) a moved
 	// record's handles carry to where it lives now; rev maps back. Both are
@@ -169,6 +182,11 @@ func (p *Pool[T]) Live() int { return p.live }
 // Cap returns the number of records the pool holds without growing.
 func (p *Pool[T]) Cap() int { return cap(p.recs) - 1 }
 
+// BytesHeld returns the bytes of the pool's record array and free stack.
+func (p *Pool[T]) BytesHeld() int {
+	return cap(p.recs)*int(unsafe.Sizeof(Record[T]{})) + cap(p.free)*4
+}
+
 // Len returns the number of records ever allocated and not given back by Reset:
 // the high-water mark, excluding the sentinel.
 func (p *Pool[T]) Len() int { return len(p.recs) - 1 }
@@ -184,13 +202,17 @@ func (p *Pool[T]) Rec(i uint32) *Record[T] { return &p.recs[i] }
 func (p *Pool[T]) Records() []Record[T] { return p.recs }
 
 // Alloc returns the index of a fresh record with the given time and value and
-// state; its Next is 0. Cost: O(1) amortized; it allocates only when
-// the pool grows.
+// state; its Next is 0. It takes the record freed last, if any. Cost: O(1)
+// amortized; it allocates only when the pool grows.
 func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
 	var i uint32
-	if p.free != 0 {
-		i = p.free
-		p.free = p.recs[i].Next
+	if n := len(p.free); n > 0 {
+		if p.warm <= 0 {
+			p.warmFree(n)
+		}
+		p.warm--
+		i = p.free[n-1]
+		p.free = p.free[:n-1]
 	} else {
 		if int64(len(p.recs)) > MaxRecords {
 			panic("timingwheel: 2^32-2 alarms are live, the most a wheel or queue holds (config.MaxCapacity); remove some first")
@@ -206,6 +228,28 @@ func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
 	r.SetState(state)
 	p.live++
 	return i
+}
+
+// freeBurst is how many free records warmFree touches at once.
+const freeBurst = 16
+
+// warmFree touches the records of the top freeBurst entries of the free
+// stack, which holds n, in a tight loop of independent loads, so that their
+// cache misses overlap instead of each of the next Allocs waiting for its own
+// (Go has no prefetch instruction). The records a large wheel fires are
+// scattered over the pool; by the time the caller re-adds, a batch of
+// thousands of them has left the cache (HOLD at 1e8 alarms:
+// docs/performance.md, phase 12). Frees in between only make the hint
+// approximate: the records they push are in cache anyway.
+func (p *Pool[T]) warmFree(n int) {
+	lo := max(0, n-freeBurst)
+	var x uint32
+	for _, i := range p.free[lo:n] {
+		r := &p.recs[i]
+		x += uint32(r.Time) + r.gs // both ends: a record may straddle two cache lines
+	}
+	p.sink = x
+	p.warm = freeBurst
 }
 
 // grow gives the record slice room for more records: it doubles it up to
@@ -245,7 +289,8 @@ const wornGen = 1 << 22
 // Free gives record i back. Every handle to it becomes invalid: the generation
 // is bumped, or, when it is MaxGen, the record is retired for good (AP7), so
 // that no generation is issued twice. The value is zeroed so that the pool
-// does not keep it alive.
+// does not keep it alive. Cost: O(1) amortized; it allocates only when the
+// free stack grows past the most free records it has held.
 func (p *Pool[T]) Free(i uint32) {
 	r := &p.recs[i]
 	var zero T
@@ -255,7 +300,7 @@ func (p *Pool[T]) Free(i uint32) {
 	// one. From MaxGen the word wraps to 0, and the record retires instead
 	// (its Next is then unused: it is on no list).
 	if r.gs = r.gs | (1<<stateBits - 1) + 1; r.gs != 0 {
-		r.Next, p.free = p.free, i
+		p.free = append(p.free, i)
 	} else {
 		r.gs = MaxGen << stateBits
 		p.retired++
@@ -309,7 +354,8 @@ func (p *Pool[T]) Lookup(a Handle) (uint32, bool) {
 func (p *Pool[T]) Reset() {
 	clear(p.recs) // drop user values for the garbage collector
 	p.recs = p.recs[:1]
-	p.free = 0
+	p.free = p.free[:0]
+	p.warm = 0
 	p.live = 0
 	p.retired = 0
 	p.owner = NewOwnerID()
@@ -334,7 +380,7 @@ func (p *Pool[T]) Reset() {
 // O(len(records)).
 func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 	onList := make([]bool, len(p.recs))
-	for i := p.free; i != 0; i = p.recs[i].Next {
+	for _, i := range p.free {
 		onList[i] = true
 	}
 	// Cut at newLen: room for the live and retired records, and above every
@@ -349,7 +395,7 @@ func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 		}
 	}
 	// Move each allocated record at or above newLen into the lowest free
-	// slot that is on the free list (not retired).
+	// slot that is on the free stack (not retired).
 	j := uint32(1)
 	for i := uint32(newLen); int(i) < len(p.recs); i++ {
 		if p.recs[i].State() == StateFree {
@@ -388,14 +434,20 @@ func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 	p.recs = recs
 	releaseRecords(old) // after the copy: its pages read as zeros then
 	// The free records that stay (those below the highest record at the last
-	// generation) form the new free list, lowest index first.
-	p.free = 0
-	for i := newLen - 1; i >= 1; i-- {
-		if onList[i] {
-			p.recs[i].Next = p.free
-			p.free = uint32(i)
+	// generation) form the new free stack, lowest index on top.
+	kept := 0
+	for _, on := range onList[:newLen] {
+		if on {
+			kept++
 		}
 	}
+	free := make([]uint32, 0, kept) // sized to what stays: Shrink releases the rest
+	for i := newLen - 1; i >= 1; i-- {
+		if onList[i] {
+			free = append(free, uint32(i))
+		}
+	}
+	p.free, p.warm = free, 0
 }
 
 // Moved returns how many records Shrink has moved that are still live (the
@@ -405,8 +457,8 @@ func (p *Pool[T]) Moved() int { return len(p.fwd) }
 // Invariant checks AP1-AP8 and returns nil or an *invariant.Violation naming
 // the first one broken. docs/invariants.md states each and names the function
 // that checks it (checkAP3 checks AP3). The order is AP4, AP8, AP1, AP2, AP7,
-// AP3, AP5, AP6: AP2's walk of the free list tells AP7 which free records are off
-// it and AP3 how many are on it. It costs O(len(records)).
+// AP3, AP5, AP6: AP2's walk of the free stack tells AP7 which free records
+// are off it and AP3 how many are on it. It costs O(len(records)).
 func (p *Pool[T]) Invariant() error {
 	if err := p.checkAP4(); err != nil {
 		return err
@@ -453,28 +505,27 @@ func (p *Pool[T]) checkAP1() error {
 	return nil
 }
 
-// checkAP2: the free list holds only free records, each once, and ends. It
-// returns which records are on it, and how many, for AP7 and AP3.
+// checkAP2: the free stack holds only free records (not the sentinel), each
+// once. It returns which records are on it, and how many, for AP7 and AP3.
 func (p *Pool[T]) checkAP2() (onList []bool, n int, err error) {
 	onList = make([]bool, len(p.recs))
-	for i := p.free; i != 0; i = p.recs[i].Next {
-		if int(i) >= len(p.recs) {
-			return nil, 0, invariant.Errorf("AP2", "free list reaches index %d beyond %d records", i, len(p.recs))
+	for pos, i := range p.free {
+		if i == 0 || int(i) >= len(p.recs) {
+			return nil, 0, invariant.Errorf("AP2", "free stack entry %d is index %d, outside [1, %d)", pos, i, len(p.recs))
 		}
 		if p.recs[i].State() != StateFree {
-			return nil, 0, invariant.Errorf("AP2", "free list holds record %d in state %d", i, p.recs[i].State())
+			return nil, 0, invariant.Errorf("AP2", "free stack holds record %d in state %d", i, p.recs[i].State())
 		}
 		if onList[i] {
-			return nil, 0, invariant.Errorf("AP2", "free list has a cycle through record %d", i)
+			return nil, 0, invariant.Errorf("AP2", "free stack holds record %d twice", i)
 		}
 		onList[i] = true
-		n++
 	}
-	return onList, n, nil
+	return onList, len(p.free), nil
 }
 
 // checkAP3: every record is live, free, retired or the sentinel:
-// live + free + retired + 1 = len(records), free being the free list's length.
+// live + free + retired + 1 = len(records), free being the free stack's height.
 func (p *Pool[T]) checkAP3(free int) error {
 	if p.live+free+p.retired+1 != len(p.recs) {
 		return invariant.Errorf("AP3", "live %d + free %d + retired %d + 1 != %d records",
@@ -521,9 +572,9 @@ func (p *Pool[T]) checkAP6() error {
 	return nil
 }
 
-// checkAP7: a free record off the free list is retired: its generation is
+// checkAP7: a free record off the free stack is retired: its generation is
 // MaxGen, and the retired count is the number of such records. onList marks
-// the records on the free list.
+// the records on the free stack.
 func (p *Pool[T]) checkAP7(onList []bool) error {
 	retired := 0
 	for i := 1; i < len(p.recs); i++ {
@@ -531,7 +582,7 @@ func (p *Pool[T]) checkAP7(onList []bool) error {
 			continue
 		}
 		if p.recs[i].Gen() != MaxGen {
-			return invariant.Errorf("AP7", "record %d is free, off the free list, at generation %d (not retired)",
+			return invariant.Errorf("AP7", "record %d is free, off the free stack, at generation %d (not retired)",
 				i, p.recs[i].Gen())
 		}
 		retired++

@@ -1251,10 +1251,10 @@ func (q *Queue[T]) Shrink() {
 }
 
 // BytesHeld estimates the memory the queue holds: its records (used or
-// not), slot heads, arenas, slot vectors and spare vectors, bitmaps, buffers
+// not) and free stack, slot heads, arenas, slot vectors and spare vectors, bitmaps, buffers
 // and forwarding entries.
 func (q *Queue[T]) BytesHeld() int {
-	n := (q.pool.Cap() + 1) * int(unsafe.Sizeof(pool.Record[T]{}))
+	n := q.pool.BytesHeld()
 	for l := range q.levels {
 		lv := &q.levels[l]
 		n += len(lv.occupied) * 8
