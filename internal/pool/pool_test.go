@@ -62,7 +62,7 @@ func TestPoolAgainstModel(t *testing.T) {
 				}
 			},
 			"Age": func(t *rapid.T) {
-				// As if the free list's head had been reused almost 2^25
+				// As if the free stack's top had been reused almost 2^25
 				// times: the next Allocs and Frees reach the last
 				// generation, where the record must retire.
 				if !pool.AgeFreeHead(p, uint32(rapid.IntRange(0, 2).Draw(t, "k"))) {

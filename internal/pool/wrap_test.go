@@ -25,7 +25,7 @@ func raiseOwnerCounter(v uint64) {
 }
 
 // A record's generation is 25 bits. A record freed at the last generation is
-// retired: it never returns to the free list, so the handles it issued at
+// retired: it never returns to the free stack, so the handles it issued at
 // the last two generations stay rejected, and the next Alloc takes a new
 // record.
 func TestGenerationNeverWraps(t *testing.T) {
@@ -33,9 +33,9 @@ func TestGenerationNeverWraps(t *testing.T) {
 	i := p.Alloc(10, "a", 1)
 	p.recs[i].setGen(MaxGen - 1) // as if freed 2^25-2 times
 	h1 := p.Handle(i)
-	p.Free(i) // generation MaxGen, back on the free list
+	p.Free(i) // generation MaxGen, back on the free stack
 	if j := p.Alloc(20, "b", 1); j != i {
-		t.Fatalf("Alloc took record %d, want %d (the free list's head)", j, i)
+		t.Fatalf("Alloc took record %d, want %d (the top of the free stack)", j, i)
 	}
 	h2 := p.Handle(i)
 	if Gen(h2) != MaxGen {
@@ -219,7 +219,7 @@ func TestShrinkKeepsWornRecords(t *testing.T) {
 	if err := p.Invariant(); err != nil {
 		t.Fatalf("after Shrink: %v", err)
 	}
-	// The free list hands back the record just freed: b until it retires
+	// The free stack hands back the record just freed: b until it retires
 	// (two frees), then a record that is not worn. Had Shrink cut b, every
 	// record appended after it would start near MaxGen and retire at once.
 	for k := range 1000 {
