@@ -45,7 +45,7 @@
 // # Invariant
 //
 // Invariant checks the structure and names the first broken invariant by its
-// ID (PQ1-PQ16 and the record pool's AP1-AP8); docs/invariants.md states each
+// ID (PQ1-PQ16 and the record pool's AP1-AP9); docs/invariants.md states each
 // as a formula. Build with -tags twcheck to run it after every mutating call.
 //
 // A Queue is not safe for concurrent use.

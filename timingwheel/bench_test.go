@@ -17,7 +17,7 @@ package timingwheel_test
 //	Reschedule  live=1000000     290 /   389   0 B/op   0 allocs/op
 //	RemoveAdd   live=1000000     330 /   466   0 B/op   0 allocs/op   ratio 1.14 / 1.20
 //
-// Reschedule saves the free-list pop and push but looks the handle up twice;
+// Reschedule saves the free-stack pop and push but looks the handle up twice;
 // at 1e6 both are dominated by the same three cache misses (the handle's
 // record, its old slot, its new slot), so the gain is small.
 //

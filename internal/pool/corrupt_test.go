@@ -74,6 +74,65 @@ func TestCorruptAP2(t *testing.T) {
 		p.free[0] = 0
 		invariant.Expect(t, p.Invariant(), "AP2")
 	})
+	t.Run("index one past the records", func(t *testing.T) {
+		p := newFixture(t)
+		p.free[0] = uint32(len(p.recs))
+		invariant.Expect(t, p.Invariant(), "AP2")
+	})
+	t.Run("live record on the free list", func(t *testing.T) {
+		p, live := newListFixture(t)
+		p.recs[p.list].Next = live
+		invariant.Expect(t, p.Invariant(), "AP2")
+	})
+	t.Run("free list cycle", func(t *testing.T) {
+		p, _ := newListFixture(t)
+		p.recs[p.recs[p.list].Next].Next = p.list
+		invariant.Expect(t, p.Invariant(), "AP2")
+	})
+	t.Run("free list beyond the records", func(t *testing.T) {
+		p, _ := newListFixture(t)
+		p.recs[p.list].Next = uint32(len(p.recs))
+		invariant.Expect(t, p.Invariant(), "AP2")
+	})
+	t.Run("record on the stack and the list", func(t *testing.T) {
+		p, _ := newListFixture(t)
+		p.recs[p.list].Next = p.free[0]
+		invariant.Expect(t, p.Invariant(), "AP2")
+	})
+}
+
+// newListFixture returns a valid pool whose free stack is full and whose
+// free list holds three records, and the index of its one live record.
+func newListFixture(t *testing.T) (*Pool[string], uint32) {
+	t.Helper()
+	p := NewPool[string](0)
+	n := uint32(stackMin + 4)
+	for i := uint32(1); i <= n; i++ {
+		p.Alloc(0, "v", 1)
+	}
+	for i := uint32(1); i < n; i++ {
+		p.Free(i)
+	}
+	if err := p.Invariant(); err != nil {
+		t.Fatalf("fixture is not valid: %v", err)
+	}
+	k := 0
+	for i := p.list; i != 0; i = p.recs[i].Next {
+		k++
+	}
+	if len(p.free) != p.stackMax() || cap(p.free) != p.stackMax() || k != 3 {
+		t.Fatalf("fixture: free stack %d of %d (bound %d), %d on the list, want a full stack and 3",
+			len(p.free), cap(p.free), p.stackMax(), k)
+	}
+	return p, n
+}
+
+func TestCorruptAP9(t *testing.T) {
+	p, _ := newListFixture(t)
+	free := make([]uint32, len(p.free), p.stackMax()+1) // room beyond the bound
+	copy(free, p.free)
+	p.free = free
+	invariant.Expect(t, p.Invariant(), "AP9")
 }
 
 func TestCorruptAP3(t *testing.T) {

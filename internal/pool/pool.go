@@ -14,22 +14,27 @@
 //     Reset) ever share an ID;
 //   - a record's generation grows by one each time it is freed; a record
 //     freed at generation MaxGen (2^25-1) is retired instead: it never returns
-//     to the free stack, so no generation is issued twice for one index.
+//     to the free records, so no generation is issued twice for one index.
 //
-// A Pool keeps records in one slice, and the indices of its free records on
-// a stack, so adding and removing allocate nothing once the slice has grown
-// to the peak number of live alarms (and the stack to the peak number of
-// free records). A record holds no pointers except the user's value,
-// so the garbage collector has nothing to scan when T holds no pointers.
+// A Pool keeps records in one slice. The indices of free records go on a
+// stack of bounded size, and those that find it full on a list threaded
+// through the records' Next, so adding and removing allocate nothing once
+// the slice has grown to the peak number of live alarms (and the stack to
+// its bound or to the most records ever free at once). A pool made with a
+// capacity makes its stack up front too. A record holds no pointers except
+// the user's value, so the garbage collector has nothing to scan when T
+// holds no pointers.
 //
 // Invariants (checked by Pool.Invariant, stated in docs/invariants.md): AP1
-// record 0 is the unused sentinel; AP2 the free stack holds only free
-// records, each once; AP3 live + free + retired + 1 == len(records); AP4
-// owner != 0; AP5 the forwarding maps Shrink keeps are inverse to each other
-// and point at allocated records; AP6 every allocated record is found by the
-// handle Handle gives for it, and by no other record's; AP7 a free record off
-// the free stack is retired: its generation is MaxGen; AP8 records appended
-// after a Shrink start at a generation of at most wornGen.
+// record 0 is the unused sentinel; AP2 the free stack and the free list hold
+// only free records, each once, and the list ends; AP3 live + free + retired
+// + 1 == len(records); AP4 owner != 0; AP5 the forwarding maps Shrink keeps
+// are inverse to each other and point at allocated records; AP6 every
+// allocated record is found by the handle Handle gives for it, and by no
+// other record's; AP7 a free record on neither is retired: its generation is
+// MaxGen; AP8 records appended after a Shrink start at a generation of at
+// most wornGen; AP9 the free stack's capacity is within its bound,
+// min(cap(records), max(1024, cap(records)/16)).
 package pool
 
 import (
@@ -71,7 +76,7 @@ func Gen(a Handle) uint32 { return a.gen }
 
 // Record states, which Record.State returns.
 const (
-	StateFree   uint8 = 0    // on the free stack, or retired
+	StateFree   uint8 = 0    // on the free stack or list, or retired
 	StateFiring uint8 = 0x7F // removed from the structure, its handler running
 	StateDue    uint8 = 0x7E // removed from the levels, waiting in the due list
 	// States 1..62 are "in a slot of level State-1".
@@ -126,16 +131,20 @@ func NewOwnerID() uint64 {
 type Pool[T any] struct {
 	recs    []Record[T]
 	live    int // allocated records
-	retired int // free records kept off the free stack: their generation is spent
+	retired int // free records kept off the free stack and list: their generation is spent
 	owner   uint64
 
-	// free holds the indices of the free records, the next Alloc's on top.
-	// A stack rather than a list threaded through the records: an Alloc
-	// that followed a list would first have to load the record it takes to
-	// find the next one, so a run of Allocs after a burst of Frees (a wheel
-	// firing a batch, then re-adding) would wait for one cache miss after
-	// another; from the stack it reads the next indices ahead (warmFree).
+	// free holds the indices of free records, the next Alloc's on top; its
+	// capacity is at most stackMax() (AP9). A stack rather than a list
+	// threaded through the records: an Alloc that followed a list would
+	// first have to load the record it takes to find the next one, so a
+	// run of Allocs after a burst of Frees (a wheel firing a batch, then
+	// re-adding) would wait for one cache miss after another; from the
+	// stack it reads the next indices ahead (warmFree). The bound keeps the
+	// stack at a sixteenth of the records at most (0.25 bytes per record)
+	// and its growth copies small; the frees beyond it go on list.
 	free []uint32
+	list uint32 // head of the free records the stack had no room for, linked through Next; 0 when none
 	// warm counts the Allocs left before the next warmFree (at most
 	// freeBurst). A hint only: any value is correct.
 	warm int
@@ -166,7 +175,23 @@ func NewPool[T any](capacity int) *Pool[T] {
 	p := &Pool[T]{owner: NewOwnerID()}
 	p.recs = make([]Record[T], 1, capacity+1)
 	p.markRecords(p.recs) // before anything is written: it may drop the pages
+	if capacity > 0 {
+		// The stack's room too, so that a pool given its peak load never
+		// allocates after this.
+		p.free = make([]uint32, 0, p.stackMax())
+	}
 	return p
+}
+
+// stackMin is the free stack's bound for pools of up to 16 * stackMin
+// records (unless the pool holds fewer); above that it is a sixteenth.
+const stackMin = 1024
+
+// stackMax returns the most entries the free stack may have room for
+// (AP9): min(cap(records), max(stackMin, cap(records)/16)).
+func (p *Pool[T]) stackMax() int {
+	c := cap(p.recs)
+	return min(c, max(stackMin, c/16))
 }
 
 // Owner returns the pool's owner ID, which every handle it issues carries.
@@ -202,8 +227,9 @@ func (p *Pool[T]) Rec(i uint32) *Record[T] { return &p.recs[i] }
 func (p *Pool[T]) Records() []Record[T] { return p.recs }
 
 // Alloc returns the index of a fresh record with the given time and value and
-// state; its Next is 0. It takes the record freed last, if any. Cost: O(1)
-// amortized; it allocates only when the pool grows.
+// state; its Next is 0. It reuses a free record if there is one, from the top
+// of the free stack first, then from the free list. Cost: O(1) amortized; it
+// allocates only when the pool grows.
 func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
 	var i uint32
 	if n := len(p.free); n > 0 {
@@ -213,6 +239,9 @@ func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
 		p.warm--
 		i = p.free[n-1]
 		p.free = p.free[:n-1]
+	} else if p.list != 0 {
+		i = p.list
+		p.list = p.recs[i].Next
 	} else {
 		if int64(len(p.recs)) > MaxRecords {
 			panic("timingwheel: 2^32-2 alarms are live, the most a wheel or queue holds (config.MaxCapacity); remove some first")
@@ -246,7 +275,7 @@ func (p *Pool[T]) warmFree(n int) {
 	var x uint32
 	for _, i := range p.free[lo:n] {
 		r := &p.recs[i]
-		x += uint32(r.Time) + r.gs // both ends: a record may straddle two cache lines
+		x += uint32(r.Time) + r.gs // first and last word: a record of up to 64 bytes spans at most two cache lines
 	}
 	p.sink = x
 	p.warm = freeBurst
@@ -290,20 +319,45 @@ const wornGen = 1 << 22
 // is bumped, or, when it is MaxGen, the record is retired for good (AP7), so
 // that no generation is issued twice. The value is zeroed so that the pool
 // does not keep it alive. Cost: O(1) amortized; it allocates only when the
-// free stack grows past the most free records it has held.
+// free stack grows (toward its bound, AP9, never in a pool made with a
+// capacity that it has not outgrown).
 func (p *Pool[T]) Free(i uint32) {
 	r := &p.recs[i]
 	var zero T
 	r.Value = zero
 	p.live--
 	// The next generation, in StateFree: the state's bits all set, plus
-	// one. From MaxGen the word wraps to 0, and the record retires instead
-	// (its Next is then unused: it is on no list).
-	if r.gs = r.gs | (1<<stateBits - 1) + 1; r.gs != 0 {
-		p.free = append(p.free, i)
-	} else {
+	// one. From MaxGen the word wraps to 0, and the record retires instead.
+	r.gs = r.gs | (1<<stateBits - 1) + 1
+	// The common case first: room on the stack, nothing to retire, no
+	// forwarding entry. (Free does not inline either way; this split runs
+	// fewer instructions: docs/performance.md, phase 12.)
+	if n := len(p.free); r.gs != 0 && n < cap(p.free) && len(p.rev) == 0 {
+		p.free = p.free[:n+1]
+		p.free[n] = i
+		return
+	}
+	p.freeSlow(i)
+}
+
+// freeSlow is the rest of Free for record i, its generation already bumped:
+// it retires the record at the last generation, or puts it on the stack,
+// grown (doubling, up to stackMax) if need be, or at the bound on the list;
+// and it drops the record's forwarding entries.
+func (p *Pool[T]) freeSlow(i uint32) {
+	r := &p.recs[i]
+	switch c := cap(p.free); {
+	case r.gs == 0:
 		r.gs = MaxGen << stateBits
 		p.retired++
+	case len(p.free) < c:
+		p.free = append(p.free, i)
+	case c < p.stackMax():
+		free := make([]uint32, len(p.free), min(max(2*c, 16), p.stackMax()))
+		copy(free, p.free)
+		p.free = append(free, i)
+	default:
+		r.Next, p.list = p.list, i
 	}
 	if len(p.rev) > 0 {
 		if o, ok := p.rev[i]; ok {
@@ -355,6 +409,7 @@ func (p *Pool[T]) Reset() {
 	clear(p.recs) // drop user values for the garbage collector
 	p.recs = p.recs[:1]
 	p.free = p.free[:0]
+	p.list = 0
 	p.warm = 0
 	p.live = 0
 	p.retired = 0
@@ -383,6 +438,9 @@ func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 	for _, i := range p.free {
 		onList[i] = true
 	}
+	for i := p.list; i != 0; i = p.recs[i].Next {
+		onList[i] = true
+	}
 	// Cut at newLen: room for the live and retired records, and above every
 	// worn record (one at the last generation must never be issued again,
 	// and one near it would make every record appended later start near
@@ -395,7 +453,7 @@ func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 		}
 	}
 	// Move each allocated record at or above newLen into the lowest free
-	// slot that is on the free stack (not retired).
+	// slot that is on the free stack or list (not retired).
 	j := uint32(1)
 	for i := uint32(newLen); int(i) < len(p.recs); i++ {
 		if p.recs[i].State() == StateFree {
@@ -433,19 +491,34 @@ func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 	old := p.recs
 	p.recs = recs
 	releaseRecords(old) // after the copy: its pages read as zeros then
-	// The free records that stay (those below the highest record at the last
-	// generation) form the new free stack, lowest index on top.
+	// The free records below the cut are taken lowest index first: the
+	// lowest ones on the new free stack (up to its bound for the new
+	// array), the lowest on top, and the rest on the list in ascending
+	// order. The old stack's array goes: Shrink releases what it held.
 	kept := 0
 	for _, on := range onList[:newLen] {
 		if on {
 			kept++
 		}
 	}
-	free := make([]uint32, 0, kept) // sized to what stays: Shrink releases the rest
-	for i := newLen - 1; i >= 1; i-- {
-		if onList[i] {
-			free = append(free, uint32(i))
+	k := min(kept, p.stackMax())
+	free := make([]uint32, k)
+	var tail uint32
+	p.list = 0
+	for i := 1; i < newLen; i++ {
+		switch {
+		case !onList[i]:
+		case k > 0:
+			k--
+			free[k] = uint32(i)
+		case tail == 0:
+			p.list, tail = uint32(i), uint32(i)
+		default:
+			p.recs[tail].Next, tail = uint32(i), uint32(i)
 		}
+	}
+	if tail != 0 {
+		p.recs[tail].Next = 0
 	}
 	p.free, p.warm = free, 0
 }
@@ -454,11 +527,11 @@ func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 // entries of the forwarding map).
 func (p *Pool[T]) Moved() int { return len(p.fwd) }
 
-// Invariant checks AP1-AP8 and returns nil or an *invariant.Violation naming
+// Invariant checks AP1-AP9 and returns nil or an *invariant.Violation naming
 // the first one broken. docs/invariants.md states each and names the function
 // that checks it (checkAP3 checks AP3). The order is AP4, AP8, AP1, AP2, AP7,
-// AP3, AP5, AP6: AP2's walk of the free stack tells AP7 which free records
-// are off it and AP3 how many are on it. It costs O(len(records)).
+// AP3, AP9, AP5, AP6: AP2's walk of the free stack and list tells AP7 which
+// free records are on neither and AP3 how many are on them. It costs O(len(records)).
 func (p *Pool[T]) Invariant() error {
 	if err := p.checkAP4(); err != nil {
 		return err
@@ -477,6 +550,9 @@ func (p *Pool[T]) Invariant() error {
 		return err
 	}
 	if err := p.checkAP3(free); err != nil {
+		return err
+	}
+	if err := p.checkAP9(); err != nil {
 		return err
 	}
 	if err := p.checkAP5(); err != nil {
@@ -505,8 +581,9 @@ func (p *Pool[T]) checkAP1() error {
 	return nil
 }
 
-// checkAP2: the free stack holds only free records (not the sentinel), each
-// once. It returns which records are on it, and how many, for AP7 and AP3.
+// checkAP2: the free stack and the free list hold only free records (not
+// the sentinel), each once in the two together, and the list ends. It
+// returns which records are on them, and how many, for AP7 and AP3.
 func (p *Pool[T]) checkAP2() (onList []bool, n int, err error) {
 	onList = make([]bool, len(p.recs))
 	for pos, i := range p.free {
@@ -521,11 +598,35 @@ func (p *Pool[T]) checkAP2() (onList []bool, n int, err error) {
 		}
 		onList[i] = true
 	}
-	return onList, len(p.free), nil
+	n = len(p.free)
+	for i := p.list; i != 0; i = p.recs[i].Next {
+		if int(i) >= len(p.recs) {
+			return nil, 0, invariant.Errorf("AP2", "free list reaches index %d beyond %d records", i, len(p.recs))
+		}
+		if p.recs[i].State() != StateFree {
+			return nil, 0, invariant.Errorf("AP2", "free list holds record %d in state %d", i, p.recs[i].State())
+		}
+		if onList[i] {
+			return nil, 0, invariant.Errorf("AP2", "free list meets record %d again (a cycle, or it is on the stack too)", i)
+		}
+		onList[i] = true
+		n++
+	}
+	return onList, n, nil
+}
+
+// checkAP9: the free stack's capacity is within its bound:
+// cap(free) <= min(cap(records), max(stackMin, cap(records)/16)).
+func (p *Pool[T]) checkAP9() error {
+	if c := cap(p.free); c > p.stackMax() {
+		return invariant.Errorf("AP9", "free stack has room for %d, above its bound %d for %d records", c, p.stackMax(), cap(p.recs))
+	}
+	return nil
 }
 
 // checkAP3: every record is live, free, retired or the sentinel:
-// live + free + retired + 1 = len(records), free being the free stack's height.
+// live + free + retired + 1 = len(records), free being the number of records
+// on the free stack and list.
 func (p *Pool[T]) checkAP3(free int) error {
 	if p.live+free+p.retired+1 != len(p.recs) {
 		return invariant.Errorf("AP3", "live %d + free %d + retired %d + 1 != %d records",
@@ -572,9 +673,9 @@ func (p *Pool[T]) checkAP6() error {
 	return nil
 }
 
-// checkAP7: a free record off the free stack is retired: its generation is
-// MaxGen, and the retired count is the number of such records. onList marks
-// the records on the free stack.
+// checkAP7: a free record on neither the free stack nor the list is
+// retired: its generation is MaxGen, and the retired count is the number of
+// such records. onList marks the records on the free stack and list.
 func (p *Pool[T]) checkAP7(onList []bool) error {
 	retired := 0
 	for i := 1; i < len(p.recs); i++ {
@@ -582,7 +683,7 @@ func (p *Pool[T]) checkAP7(onList []bool) error {
 			continue
 		}
 		if p.recs[i].Gen() != MaxGen {
-			return invariant.Errorf("AP7", "record %d is free, off the free stack, at generation %d (not retired)",
+			return invariant.Errorf("AP7", "record %d is free, on neither the free stack nor the list, at generation %d (not retired)",
 				i, p.recs[i].Gen())
 		}
 		retired++

@@ -314,7 +314,7 @@ func TestCorruptPQ11(t *testing.T) {
 	t.Run("leaked record", func(t *testing.T) {
 		f := newFixture(t)
 		// A record the pool counts as live but the queue does not hold: the
-		// pool itself stays consistent (AP1-AP8), only PQ11 sees the leak.
+		// pool itself stays consistent (AP1-AP9), only PQ11 sees the leak.
 		f.q.pool.Alloc(4, "leaked", 1)
 		invariant.Expect(t, f.q.Invariant(), "PQ11")
 	})
@@ -379,8 +379,9 @@ func TestCorruptPoolThroughQueue(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The pool hands out k30's record, the one on its free stack, behind
-		// the queue's back and in state free: the record is free, off the
-		// stack, yet not retired.
+		// the queue's back and in state free: the record is free, on neither
+		// the stack nor the list, yet not retired. (The live count is one
+		// too high as well, which AP3 would report; AP7 is checked first.)
 		var zero string
 		f.q.pool.Alloc(0, zero, pool.StateFree)
 		invariant.Expect(t, f.q.Invariant(), "AP7")

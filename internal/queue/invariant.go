@@ -12,7 +12,7 @@ import (
 
 // Invariant checks every invariant of the queue and returns nil or an
 // *invariant.Violation naming the first one broken: PQ1-PQ16, and the pool's
-// AP1-AP8. docs/invariants.md states each and names the function that checks
+// AP1-AP9. docs/invariants.md states each and names the function that checks
 // it (checkPQ3 checks PQ3). The order: the geometry (PQ1, PQ2, PQ9); one walk
 // over every slot of every level, which checks each entry (PQ5, PQ3, PQ4,
 // PQ12), each slot (PQ6, PQ7, PQ13) and each level (PQ7, PQ6) as it passes

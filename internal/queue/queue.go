@@ -1251,8 +1251,8 @@ func (q *Queue[T]) Shrink() {
 }
 
 // BytesHeld estimates the memory the queue holds: its records (used or
-// not) and free stack, slot heads, arenas, slot vectors and spare vectors, bitmaps, buffers
-// and forwarding entries.
+// not) and free stack, slot heads, arenas, slot vectors and spare vectors,
+// bitmaps, buffers and forwarding entries.
 func (q *Queue[T]) BytesHeld() int {
 	n := q.pool.BytesHeld()
 	for l := range q.levels {
