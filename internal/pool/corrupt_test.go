@@ -128,11 +128,20 @@ func newListFixture(t *testing.T) (*Pool[string], uint32) {
 }
 
 func TestCorruptAP9(t *testing.T) {
-	p, _ := newListFixture(t)
-	free := make([]uint32, len(p.free), p.stackMax()+1) // room beyond the bound
-	copy(free, p.free)
-	p.free = free
-	invariant.Expect(t, p.Invariant(), "AP9")
+	t.Run("above a sixteenth", func(t *testing.T) {
+		p, _ := newListFixture(t)
+		free := make([]uint32, len(p.free), p.stackMax()+1) // room beyond the bound
+		copy(free, p.free)
+		p.free = free
+		invariant.Expect(t, p.Invariant(), "AP9")
+	})
+	t.Run("above the records of a small pool", func(t *testing.T) {
+		p := newFixture(t) // 6 records, far below stackMin
+		free := make([]uint32, len(p.free), cap(p.recs)+1)
+		copy(free, p.free)
+		p.free = free
+		invariant.Expect(t, p.Invariant(), "AP9")
+	})
 }
 
 func TestCorruptAP3(t *testing.T) {

@@ -88,7 +88,8 @@ const stateBits = 7
 
 // Record is one alarm's storage: 24 bytes with an 8-byte value. Time is the
 // owner's ordering quantity (a key or a time in ns); Next is the owner's
-// position for the record (unused while the record is free). The
+// position for the record while it is allocated; while it is free, Next
+// links the free list if the record is on it (owners must not write it). The
 // generation (how often the record was freed, at most MaxGen) and the state
 // (where the record is) share one word, so that the record is 24 bytes rather
 // than 32: at a million alarms the records are most of the memory.
@@ -141,7 +142,8 @@ type Pool[T any] struct {
 	// run of Allocs after a burst of Frees (a wheel firing a batch, then
 	// re-adding) would wait for one cache miss after another; from the
 	// stack it reads the next indices ahead (warmFree). The bound keeps the
-	// stack at a sixteenth of the records at most (0.25 bytes per record)
+	// stack at a sixteenth of the records (0.25 bytes per record) above
+	// 16,384 records, at 1024 entries (4 KiB) or the records' number below,
 	// and its growth copies small; the frees beyond it go on list.
 	free []uint32
 	list uint32 // head of the free records the stack had no room for, linked through Next; 0 when none
@@ -319,8 +321,9 @@ const wornGen = 1 << 22
 // is bumped, or, when it is MaxGen, the record is retired for good (AP7), so
 // that no generation is issued twice. The value is zeroed so that the pool
 // does not keep it alive. Cost: O(1) amortized; it allocates only when the
-// free stack grows (toward its bound, AP9, never in a pool made with a
-// capacity that it has not outgrown).
+// free stack grows toward its bound (AP9): never in a pool made with a
+// capacity, until it outgrows that capacity or a Shrink sizes the stack
+// down to the free records it kept.
 func (p *Pool[T]) Free(i uint32) {
 	r := &p.recs[i]
 	var zero T
