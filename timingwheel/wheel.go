@@ -122,9 +122,12 @@ func adapt[T any](fired func(Fired[T])) func(queue.Element[T]) {
 // WithOverflow, or any option of package config (config.WithLevelBits).
 type Option = config.Option
 
-// WithCapacity sets how many alarms the wheel holds before it allocates
-// (default 0: grow on demand). A wheel that knows its peak load allocates
-// once, up front. At most config.MaxCapacity.
+// WithCapacity sets how many alarms the wheel holds before its alarm records
+// grow (default 0: grow on demand). A wheel that knows its peak load makes
+// its records, and its stack of free ones, up front, so no add or removal
+// copies them; the slots' vectors still grow to what the load needs on
+// first use, and are reused after that (docs/design.md). At most
+// config.MaxCapacity.
 func WithCapacity(n int) Option { return config.WithCapacity(n) }
 
 // WithOverflow lets the wheel accept alarms at any time up to MaxTime,
