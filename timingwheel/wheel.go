@@ -199,15 +199,19 @@ func (w *Wheel[T]) check(call string, args ...any) {
 }
 
 func toNanos(t time.Time) (int64, error) {
+	if ns, ok := nanos(t); ok {
+		return ns, nil
+	}
+	return 0, outOfRange(t)
+}
+
+// nanos returns t as nanoseconds after the epoch and whether t lies in
+// [epoch, MaxTime]. Unlike toNanos it builds no error, so it inlines into
+// the calls that run once per event (AdvanceClock, Add).
+func nanos(t time.Time) (int64, bool) {
 	sec := t.Unix()
-	if sec < 0 || sec > maxTimeNs/1e9 {
-		return 0, outOfRange(t)
-	}
-	ns := sec*1e9 + int64(t.Nanosecond())
-	if ns > maxTimeNs {
-		return 0, outOfRange(t)
-	}
-	return ns, nil
+	ns := sec*1e9 + int64(t.Nanosecond()) // no overflow when sec is in range
+	return ns, uint64(sec) <= uint64(maxTimeNs/1e9) && ns <= maxTimeNs
 }
 
 func outOfRange(t time.Time) error {
@@ -314,21 +318,27 @@ func (w *Wheel[T]) maxAllowedNanos() int64 {
 // ErrTooFarInFuture when at > MaxAllowedAlarmTime() (checked first), then
 // ErrBeforeCurrentInterval when at is before the current interval.
 func (w *Wheel[T]) checkAt(at time.Time) (int64, error) {
+	if ns, ok := nanos(at); ok && ns>>w.shift >= w.now>>w.shift && w.q.KeyFits(ns>>w.shift) {
+		return ns, nil
+	}
+	return 0, w.atError(at)
+}
+
+// atError returns the error for a time checkAt refused: which bound at
+// misses. It decides nothing else, so that checkAt's one test is what Add
+// admits; apart from it, the common case inlines nanos and builds no error.
+func (w *Wheel[T]) atError(at time.Time) error {
 	sec := at.Unix()
 	if sec > maxTimeNs/1e9 {
-		return 0, w.tooFar(at)
+		return w.tooFar(at)
 	}
 	if sec < 0 {
-		return 0, w.beforeInterval(at)
+		return w.beforeInterval(at)
 	}
-	ns := sec*1e9 + int64(at.Nanosecond())
-	if ns > maxTimeNs || !w.q.KeyFits(ns>>w.shift) {
-		return 0, w.tooFar(at)
+	if ns := sec*1e9 + int64(at.Nanosecond()); ns > maxTimeNs || !w.q.KeyFits(ns>>w.shift) {
+		return w.tooFar(at)
 	}
-	if ns>>w.shift < w.now>>w.shift {
-		return 0, w.beforeInterval(at)
-	}
-	return ns, nil
+	return w.beforeInterval(at)
 }
 
 func (w *Wheel[T]) tooFar(at time.Time) error {
@@ -515,9 +525,9 @@ func (w *Wheel[T]) AlarmValue(a Alarm) (T, error) { return w.q.Value(a) }
 // is before the epoch or after MaxTime. Cost: O(levels + alarms fired +
 // alarms moved down a level).
 func (w *Wheel[T]) AdvanceClock(to time.Time, fired func(Fired[T])) error {
-	ns, err := toNanos(to)
-	if err != nil {
-		return err
+	ns, ok := nanos(to)
+	if !ok {
+		return outOfRange(to)
 	}
 	if ns > w.now {
 		w.now = ns

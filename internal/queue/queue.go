@@ -568,6 +568,13 @@ func (q *Queue[T]) Value(a pool.Handle) (T, error) {
 // Cost: O(1) when cached (after Add, and after IncreaseMinAllowedKey), else
 // O(levels + elements in one slot per level).
 func (q *Queue[T]) MinKey() (int64, bool) {
+	if q.dueLen == 0 && q.minValid && q.length > 0 {
+		return q.minKey, true // the common case, small enough to inline
+	}
+	return q.minKeySlow()
+}
+
+func (q *Queue[T]) minKeySlow() (int64, bool) {
 	if h := q.dueHead(); h != 0 {
 		// Due elements come before every element on the levels.
 		return q.keyOf(q.rec(h)), true
