@@ -260,6 +260,11 @@ func (w *Wheel[T]) IntervalNum(t time.Time) (int64, error) {
 	return ns >> w.shift, nil
 }
 
+// key returns the interval number of ns. The mask changes nothing (w.shift
+// <= config.MaxPrecisionLog2 = 61) but spares the code Go emits for shifts
+// of 64 or more, on the calls that run once per event.
+func (w *Wheel[T]) key(ns int64) int64 { return ns >> (w.shift & 63) }
+
 // NowIntervalNum returns the interval number of Now().
 func (w *Wheel[T]) NowIntervalNum() int64 { return w.now >> w.shift }
 
@@ -318,7 +323,7 @@ func (w *Wheel[T]) maxAllowedNanos() int64 {
 // ErrTooFarInFuture when at > MaxAllowedAlarmTime() (checked first), then
 // ErrBeforeCurrentInterval when at is before the current interval.
 func (w *Wheel[T]) checkAt(at time.Time) (int64, error) {
-	if ns, ok := nanos(at); ok && ns>>w.shift >= w.now>>w.shift && w.q.KeyFits(ns>>w.shift) {
+	if ns, ok := nanos(at); ok && w.key(ns) >= w.key(w.now) && w.q.KeyFits(w.key(ns)) {
 		return ns, nil
 	}
 	return 0, w.atError(at)
@@ -335,7 +340,7 @@ func (w *Wheel[T]) atError(at time.Time) error {
 	if sec < 0 {
 		return w.beforeInterval(at)
 	}
-	if ns := sec*1e9 + int64(at.Nanosecond()); ns > maxTimeNs || !w.q.KeyFits(ns>>w.shift) {
+	if ns := sec*1e9 + int64(at.Nanosecond()); ns > maxTimeNs || !w.q.KeyFits(w.key(ns)) {
 		return w.tooFar(at)
 	}
 	return w.beforeInterval(at)
@@ -532,7 +537,7 @@ func (w *Wheel[T]) AdvanceClock(to time.Time, fired func(Fired[T])) error {
 	if ns > w.now {
 		w.now = ns
 	}
-	w.q.CollectTo(w.now>>w.shift, 0)
+	w.q.CollectTo(w.key(w.now), 0)
 	w.q.FireDue(adapt(fired))
 	if checked.On {
 		w.check("AdvanceClock", to)
@@ -634,7 +639,7 @@ func (w *Wheel[T]) NextAlarmFiresAt() (time.Time, bool) {
 	if !ok || k >= w.maxIntervalNum {
 		return time.Time{}, false
 	}
-	return fromNanos((k + 1) << w.shift), true
+	return fromNanos((k + 1) << (w.shift & 63)), true // see key
 }
 
 // MinAlarmIntervalNum returns the smallest interval number of any alarm, or

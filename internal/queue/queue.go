@@ -292,7 +292,9 @@ func (q *Queue[T]) Capacity() int { return q.pool.Cap() }
 
 func (q *Queue[T]) rec(i uint32) *pool.Record[T] { return q.pool.Rec(i) }
 
-func (q *Queue[T]) keyOf(r *pool.Record[T]) int64 { return r.Time >> q.shift }
+// keyOf returns r's key. The mask changes nothing (NewTimed admits shifts up to 62) but spares the
+// code Go emits for shifts of 64 or more.
+func (q *Queue[T]) keyOf(r *pool.Record[T]) int64 { return r.Time >> (q.shift & 63) }
 
 // Add adds an element with key key and value v, after every element already
 // in the queue with that key, and returns its handle. It fails with
@@ -319,7 +321,7 @@ func (q *Queue[T]) AddTime(t int64, v T) (pool.Handle, error) {
 	if err := q.checkTime(t); err != nil {
 		return pool.Handle{}, err
 	}
-	a := q.add(t, t>>q.shift, v)
+	a := q.add(t, t>>(q.shift&63), v) // as in keyOf
 	if checked.On {
 		q.check("AddTime", t)
 	}
@@ -331,7 +333,7 @@ func (q *Queue[T]) AddTime(t int64, v T) (pool.Handle, error) {
 // first): t in [0, MaxKey] and MinAllowedKey() <= t >> Shift() <=
 // MaxAllowedKey(). It skips the second check.
 func (q *Queue[T]) AddTimeChecked(t int64, v T) pool.Handle {
-	a := q.add(t, t>>q.shift, v)
+	a := q.add(t, t>>(q.shift&63), v) // as in keyOf
 	if checked.On {
 		q.check("AddTimeChecked", t)
 	}
