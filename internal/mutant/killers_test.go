@@ -40,6 +40,20 @@ func tinyConfigs() []config.Config {
 	return cfgs
 }
 
+// smallModeConfigs are configs whose level 0 has 8 to 32 slots: enough for
+// a small mode (a radix heap of 1 to 4 elements that grows to 128 to 512
+// while most keys lie beyond level 0), so that a short run enters it, spills
+// to the levels and comes back. The tiny configs have no small mode.
+func smallModeConfigs() []config.Config {
+	var cfgs []config.Config
+	for _, bits := range [][]int{{3, 2}, {4, 2, 1}, {5, 3}} {
+		for _, prec := range []int{0, 1} {
+			cfgs = append(cfgs, exhaustive.NewWorld(bits, prec, false, time.Unix(0, 0)).Config)
+		}
+	}
+	return cfgs
+}
+
 // TestKillCheckWheel is proptest.CheckWheel with its defaults: random
 // configs and operations against the model (-rapid.checks bounds it).
 func TestKillCheckWheel(t *testing.T) {
@@ -72,12 +86,12 @@ func TestKillExhaustive(t *testing.T) {
 	}
 }
 
-// TestKillInvariantOnly drives tiny wheels with random operations and checks
-// nothing but Invariant() after each: it shows which bugs the structural
-// invariants catch without any model.
+// TestKillInvariantOnly drives tiny wheels, and wheels with a small mode,
+// with random operations and checks nothing but Invariant() after each: it
+// shows which bugs the structural invariants catch without any model.
 func TestKillInvariantOnly(t *testing.T) {
 	child(t)
-	cfgs := tinyConfigs()
+	cfgs := append(tinyConfigs(), smallModeConfigs()...)
 	rapid.Check(t, func(rt *rapid.T) {
 		cfg := cfgs[rapid.IntRange(0, len(cfgs)-1).Draw(rt, "config")]
 		start := time.Unix(0, rapid.SampledFrom([]int64{0, 1<<40 + 3, 1<<62 - 1 - 40}).Draw(rt, "start"))
