@@ -207,7 +207,7 @@ func toNanos(t time.Time) (int64, error) {
 
 // nanos returns t as nanoseconds after the epoch and whether t lies in
 // [epoch, MaxTime]. Unlike toNanos it builds no error, so it inlines into
-// the calls that run once per event (AdvanceClock, Add).
+// the calls that run once per event (AdvanceClock, and checkAt for Add).
 func nanos(t time.Time) (int64, bool) {
 	sec := t.Unix()
 	ns := sec*1e9 + int64(t.Nanosecond()) // no overflow when sec is in range

@@ -571,7 +571,7 @@ func (q *Queue[T]) Value(a pool.Handle) (T, error) {
 // O(levels + elements in one slot per level).
 func (q *Queue[T]) MinKey() (int64, bool) {
 	if q.dueLen == 0 && q.minValid && q.length > 0 {
-		return q.minKey, true // the common case, small enough to inline
+		return q.minKey, true // the common case, without a call
 	}
 	return q.minKeySlow()
 }
