@@ -329,9 +329,9 @@ func (w *Wheel[T]) checkAt(at time.Time) (int64, error) {
 	return 0, w.atError(at)
 }
 
-// atError returns the error for a time checkAt refused: which bound at
-// misses. It decides nothing else, so that checkAt's one test is what Add
-// admits; apart from it, the common case inlines nanos and builds no error.
+// atError returns the error for a time checkAt refused, naming the bound at
+// misses. It only picks the error: what Add admits is decided by checkAt's
+// one test alone, whose common case inlines nanos and builds no error.
 func (w *Wheel[T]) atError(at time.Time) error {
 	sec := at.Unix()
 	if sec > maxTimeNs/1e9 {

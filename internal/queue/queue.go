@@ -292,8 +292,8 @@ func (q *Queue[T]) Capacity() int { return q.pool.Cap() }
 
 func (q *Queue[T]) rec(i uint32) *pool.Record[T] { return q.pool.Rec(i) }
 
-// keyOf returns r's key. The mask changes nothing (NewTimed admits shifts up to 62) but spares the
-// code Go emits for shifts of 64 or more.
+// keyOf returns r's key. The mask changes nothing (NewTimed admits shifts up
+// to 62) but spares the code Go emits for shifts of 64 or more.
 func (q *Queue[T]) keyOf(r *pool.Record[T]) int64 { return r.Time >> (q.shift & 63) }
 
 // Add adds an element with key key and value v, after every element already
@@ -576,6 +576,7 @@ func (q *Queue[T]) MinKey() (int64, bool) {
 	return q.minKeySlow()
 }
 
+// minKeySlow is MinKey when elements are due or the minimum is not cached.
 func (q *Queue[T]) minKeySlow() (int64, bool) {
 	if h := q.dueHead(); h != 0 {
 		// Due elements come before every element on the levels.
