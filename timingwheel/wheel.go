@@ -333,15 +333,12 @@ func (w *Wheel[T]) checkAt(at time.Time) (int64, error) {
 // misses. It only picks the error: what Add admits is decided by checkAt's
 // one test alone, whose common case inlines nanos and builds no error.
 func (w *Wheel[T]) atError(at time.Time) error {
-	sec := at.Unix()
-	if sec > maxTimeNs/1e9 {
-		return w.tooFar(at)
+	ns, ok := nanos(at)
+	if !ok && at.Unix() < 0 {
+		return w.beforeInterval(at) // before the epoch
 	}
-	if sec < 0 {
-		return w.beforeInterval(at)
-	}
-	if ns := sec*1e9 + int64(at.Nanosecond()); ns > maxTimeNs || !w.q.KeyFits(w.key(ns)) {
-		return w.tooFar(at)
+	if !ok || !w.q.KeyFits(w.key(ns)) {
+		return w.tooFar(at) // after MaxTime, or beyond the levels' reach
 	}
 	return w.beforeInterval(at)
 }
