@@ -342,7 +342,14 @@ func (q *Queue[T]) AddTimeChecked(t int64, v T) pool.Handle {
 
 func (q *Queue[T]) add(t, key int64, v T) pool.Handle {
 	i := q.pool.Alloc(t, v, 0)
-	q.insert(i, key)
+	if q.small || q.smallCap > 0 && q.length == q.dueLen {
+		q.insert(i, key) // small mode, or entering it
+	} else {
+		// insert's case on the levels, without the call: an Add on the
+		// levels runs through about seven functions that do not inline.
+		q.place(i, key)
+		q.linked(key)
+	}
 	q.counts.Added++
 	return q.pool.Handle(i)
 }
@@ -382,6 +389,12 @@ func (q *Queue[T]) insert(i uint32, key int64) {
 	} else {
 		q.place(i, key)
 	}
+	q.linked(key)
+}
+
+// linked counts an element of key key that has just been put in small mode
+// or on a level, and keeps the cached minimum.
+func (q *Queue[T]) linked(key int64) {
 	q.length++
 	if q.minValid {
 		if key < q.minKey {

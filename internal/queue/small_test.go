@@ -321,6 +321,38 @@ func TestSmallModeGrowsWhileWide(t *testing.T) {
 			t.Fatalf("small mode holds %d narrow keys, cap %d (small cap %d); want a spill at %d", q.smallLen(), q.curCap, q.smallCap, smallMax)
 		}
 	})
+	t.Run("the first add after the levels empty returns to small mode", func(t *testing.T) {
+		q := New[int](lb, 0)
+		for round := range 3 {
+			base := q.MinAllowedKey()
+			for v := range smallMax + 1 { // within level 0: a spill at the small cap
+				if _, err := q.Add(base+int64(v%2000), v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if q.small {
+				t.Fatalf("round %d: small mode holds %d narrow keys; want them on the levels", round, q.smallLen())
+			}
+			if err := q.IncreaseMinAllowedKey(base+2000, nil); err != nil || q.Len() != 0 {
+				t.Fatalf("round %d: drain: %v, %d left", round, err, q.Len())
+			}
+			// Keys within level 0 and beyond it: either way the radix heap
+			// takes an Add to an empty queue.
+			if _, err := q.Add(q.MinAllowedKey()+int64(round)*5000, -1); err != nil {
+				t.Fatal(err)
+			}
+			if !q.small || q.smallLen() != 1 || q.curCap != q.smallCap {
+				t.Fatalf("round %d: after an Add to the emptied levels: small %v with %d, cap %d; want small mode with 1, cap %d",
+					round, q.small, q.smallLen(), q.curCap, q.smallCap)
+			}
+			if err := q.Invariant(); err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+			if err := q.IncreaseMinAllowedKey(q.MinAllowedKey()+20000, nil); err != nil || q.Len() != 0 {
+				t.Fatalf("round %d: second drain: %v, %d left", round, err, q.Len())
+			}
+		}
+	})
 }
 
 // reachOf is the last key levels of the given bits cover when level 0
