@@ -332,7 +332,7 @@ func TestTrapEarlyReleaseOfOneOfTwo(t *testing.T) {
 		a, b := c.Trap().Now(), c.Trap().Now()
 		returned := make(chan struct{})
 		go func() { c.Now(); close(returned) }()
-		cb := mustCallAsync(t, ctx, a, b)
+		cb, releasedByA := mustCallAsync(t, ctx, a, b)
 		select {
 		case <-returned:
 			t.Fatal("the call returned before b released it")
@@ -340,23 +340,25 @@ func TestTrapEarlyReleaseOfOneOfTwo(t *testing.T) {
 		}
 		mustRelease(t, ctx, cb)
 		within(t, ctx, returned)
+		// a's Release returns once the call has, here at once. Waited for
+		// here, not in a goroutine of its own: one that reported after the
+		// test ended would find ctx cancelled by the test's cleanup, and
+		// its report would panic the test binary.
+		if err := within(t, ctx, releasedByA); err != nil {
+			t.Fatalf("Release by a: %v", err)
+		}
 		a.Close()
 		b.Close()
 	}
 }
 
 // mustCallAsync takes the call from a and releases it on another goroutine
-// at once, then takes it from b and returns it.
-func mustCallAsync(t *testing.T, ctx context.Context, a, b *Trap) *Call {
+// at once, then takes it from b and returns it, with the channel on which
+// a's Release reports.
+func mustCallAsync(t *testing.T, ctx context.Context, a, b *Trap) (*Call, <-chan error) {
 	t.Helper()
 	ca := mustCall(t, ctx, a)
 	released := make(chan error, 1)
 	go func() { released <- ca.Release(ctx) }()
-	cb := mustCall(t, ctx, b)
-	go func() {
-		if err := <-released; err != nil {
-			t.Errorf("Release by a: %v", err)
-		}
-	}()
-	return cb
+	return mustCall(t, ctx, b), released
 }
