@@ -268,3 +268,60 @@ func BenchmarkAdvanceClock(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTimeouts is TIMEOUT's pattern (docs/workloads.md) in one loop:
+// 1e5 live timeouts at 2^20 ns precision, 10 ms to 1 s ahead; each op
+// cancels a random one, unless it has fired, and sets a new one; every 400
+// ops the clock advances 1 ms and fires what is due. It gives a steady
+// count for instructions.sh of the Add and Remove path on the levels
+// (docs/performance.md, phase 14).
+func BenchmarkTimeouts(b *testing.B) {
+	const n, mask = 100_000, 1<<16 - 1
+	r := rand.New(rand.NewPCG(3, 4))
+	w, err := timingwheel.New[int](time.Unix(0, 0), 1<<20)
+	if err != nil {
+		b.Fatal(err)
+	}
+	delays, picks := make([]time.Duration, mask+1), make([]int32, mask+1)
+	for i := range delays {
+		delays[i] = 10*time.Millisecond + time.Duration(r.Int64N(int64(990*time.Millisecond)))
+		picks[i] = int32(r.IntN(n))
+	}
+	hs := make([]alarm.Alarm, n) // the zero Alarm: fired
+	for i := range hs {
+		if hs[i], err = w.Add(w.Now().Add(delays[i&mask]), i); err != nil {
+			b.Fatal(err)
+		}
+	}
+	fire := func(f timingwheel.Fired[int]) { hs[f.Value] = alarm.Alarm{} }
+	now := w.Now()
+	step := func(i int) {
+		j := picks[i&mask]
+		if !hs[j].IsNull() {
+			if err := w.Remove(hs[j]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if hs[j], err = w.Add(now.Add(delays[(i*7)&mask]), int(j)); err != nil {
+			b.Fatal(err)
+		}
+		if i%400 == 399 {
+			now = now.Add(time.Millisecond)
+			if err := w.AdvanceClock(now, fire); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	// Warm up: one turn of the 1 s of delays, so that the slot vectors
+	// have grown to what the load needs.
+	i := 0
+	for ; i < 400*1000; i++ {
+		step(i)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		step(i)
+		i++
+	}
+}

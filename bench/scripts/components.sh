@@ -15,7 +15,8 @@
 #   queue      the rest of internal/queue: Add, Remove, MinKey, the
 #              collection's entry and the records' keys and states
 #   pool       internal/pool: records, free stack, handles
-#   api        the timingwheel (or simclock) package and package time
+#   api        the timingwheel (or simclock) package and package time; on
+#              the clock rows simclock's own timers and early heap too
 #   harness    cmd/twsim (the workload's own loop and its random numbers)
 #   runtime    everything else (runtime, collector, ...)
 # A cache miss counts where the instruction that waits for it is. Samples
@@ -29,7 +30,8 @@ set -eu
 bin=$1 wl=$2 n=$3 reps=${4:-3}
 prof=$(mktemp)
 out=$(mktemp)
-trap 'rm -f "$prof" "$out"' EXIT
+perr=$(mktemp)
+trap 'rm -f "$prof" "$out" "$perr"' EXIT
 "$bin" -compare=false -clock thread -reps "$reps" -workload "$wl" -n "$n" -cpuprofile "$prof" >"$out"
 # The row: its name is the first column, ns/op the third.
 label=$(echo "$wl" | tr a-z A-Z)
@@ -37,11 +39,11 @@ nsop=$(awk -v w="$label" '$1 == w && $3 ~ /^[0-9.]+$/ { print $3; exit }' "$out"
 [ -n "$nsop" ] || { echo "components.sh: no $label row in twsim's output" >&2; cat "$out" >&2; exit 1; }
 # Functions of internal/queue by the file that defines them.
 root=$(cd "$(dirname "$0")/../.." && pwd)
-funcs() { grep -ho '^func ([a-z]* \*\{0,1\}[A-Za-z]*\(\[T\]\)\{0,1\}) [A-Za-z0-9]*\|^func [A-Za-z0-9]*' "$@" | awk '{ print $NF }' | tr '\n' ' '; }
+funcs() { cat "$@" | sed -n 's/^func \(([^)]*) \)\{0,1\}\([A-Za-z0-9_]*\).*/\2/p' | tr '\n' ' '; }
 small=$(funcs "$root/internal/queue/small.go")
 slots=$(funcs "$root/internal/queue/slots.go" "$root/internal/queue/bitmap.go")
 go tool pprof -top -nodecount=1000000 -nodefraction=0 -edgefraction=0 \
-	-tagfocus "timed=^$label\$" "$prof" 2>/dev/null |
+	-tagfocus "timed=^$label\$" "$prof" 2>"$perr" |
 	awk -v debug="${DEBUG:-}" -v nsop="$nsop" -v small="$small" -v slots="$slots" '
 	function ms(s) { # pprof durations: 10ms, 1.20s, 500us
 		if (s ~ /ms$/) return substr(s, 1, length(s) - 2) + 0
@@ -74,9 +76,9 @@ go tool pprof -top -nodecount=1000000 -nodefraction=0 -edgefraction=0 \
 		sub(/\..*/, "", leaf)           # rsplit
 		fn = name
 		if (fn ~ /timingwheel\/internal\/queue\./) {
-			if (leaf in isSmall) c = "small"
+			if (leaf in isFire) c = "due/fire" # before levels: some live in slots.go
+			else if (leaf in isSmall) c = "small"
 			else if (leaf in isSlots) c = "levels"
-			else if (leaf in isFire) c = "due/fire"
 			else c = "queue"
 		} else if (fn ~ /timingwheel\/internal\/pool\./) c = "pool"
 		else if (fn ~ /timingwheel\/(timingwheel|simclock)\./ || fn ~ /^time\./) c = "api"
@@ -86,9 +88,9 @@ go tool pprof -top -nodecount=1000000 -nodefraction=0 -edgefraction=0 \
 		if (debug != "") printf "%-8s %8s  %s\n", c, $1, fn > "/dev/stderr"
 	}
 	END {
-		if (total == 0) { print "components.sh: no samples in the timed region" > "/dev/stderr"; exit 1 }
+		if (total == 0) { print "components.sh: no samples in the timed region (go tool pprof said, if anything:)" > "/dev/stderr"; exit 1 }
 		printf "%-9s %7s %8s   (%.2f s of samples; row %.1f ns/op)\n", "component", "share", "ns/op", total / 1000, nsop
 		n = split(order, o, " ")
 		for (i = 1; i <= n; i++)
 			printf "%-9s %6.1f%% %8.1f\n", o[i], 100 * t[o[i]] / total, nsop * t[o[i]] / total
-	}'
+	}' || { cat "$perr" >&2; exit 1; }

@@ -345,8 +345,10 @@ func (q *Queue[T]) add(t, key int64, v T) pool.Handle {
 	if q.small || q.smallCap > 0 && q.length == q.dueLen {
 		q.insert(i, key) // small mode, or entering it
 	} else {
-		// insert's case on the levels, without the call: an Add on the
-		// levels runs through about seven functions that do not inline.
+		// What insert does on the levels, without the call: an Add on the
+		// levels is a chain of calls that do not inline (the wheel's Add,
+		// add, Alloc, place, put). The test above is insert's for entering
+		// small mode; keep the two in step.
 		q.place(i, key)
 		q.linked(key)
 	}
@@ -378,6 +380,9 @@ func (q *Queue[T]) checkTime(t int64) error {
 // small mode when the levels hold nothing, and leaves it when the radix heap
 // is full and may not grow (makeRoom).
 func (q *Queue[T]) insert(i uint32, key int64) {
+	// add repeats this test to skip the call on the levels; keep the two in
+	// step (TestSmallModeGrowsWhileWide sees a queue that fails to return to
+	// small mode).
 	if !q.small && q.smallCap > 0 && q.length == q.dueLen {
 		q.enterSmall() // the levels hold nothing
 	}
