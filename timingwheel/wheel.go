@@ -378,8 +378,7 @@ func (w *Wheel[T]) checkIntervalForAlarm(n int64) error {
 // so a steady load allocates nothing.
 func (w *Wheel[T]) Add(at time.Time, v T) (Alarm, error) {
 	// checkAt's test, written out: as a call (checkAt does not inline) it
-	// cost 15 to 18 instructions per wheel event (docs/performance.md,
-	// phase 14).
+	// cost about 20 instructions per Add (docs/performance.md, phase 14).
 	ns, ok := nanos(at)
 	if !ok || w.key(ns) < w.key(w.now) || !w.q.KeyFits(w.key(ns)) {
 		return Alarm{}, w.atError(at)
