@@ -488,6 +488,21 @@ func TestCorruptPQ14(t *testing.T) {
 	})
 }
 
+// rpush appends record i, whose key is key, to bucket b, as smallPut does
+// to the bucket of key: a fixture may put an element in a bucket that is
+// not its key's.
+func (q *Queue[T]) rpush(b int, i uint32, key int64) {
+	r := &q.rad
+	if b >= len(r.b) {
+		r.reach(b)
+	}
+	bk := &r.b[b]
+	q.rec(i).Next = rpos(b, len(bk.e))
+	bk.e = append(bk.e, rent{key, i})
+	bk.live++
+	r.occ |= 1 << (b & 63)
+}
+
 func TestCorruptPQ15(t *testing.T) {
 	// move9 takes the fixture's key 9 out of bucket 4 and appends it, with
 	// key key, to bucket b (counts, occupancy and the record's position

@@ -42,7 +42,7 @@ import (
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
 
-// prefetchBurst is how many due records fireDue and TakeDue touch at once,
+// prefetchBurst is how many due records FireDue and TakeDue touch at once,
 // ahead of firing them.
 const prefetchBurst = 16
 
@@ -342,13 +342,19 @@ func (q *Queue[T]) AddTimeChecked(t int64, v T) pool.Handle {
 
 func (q *Queue[T]) add(t, key int64, v T) pool.Handle {
 	i := q.pool.Alloc(t, v, 0)
-	if q.small || q.smallCap > 0 && q.length == q.dueLen {
-		q.insert(i, key) // small mode, or entering it
+	// The two common cases do what insert does without the call (an Add is
+	// a chain of calls that do not inline: the wheel's Add, add, Alloc,
+	// then smallPut or place and put): small mode with room (insert's test
+	// for a full radix heap, smallLen() >= curCap, written out), and the
+	// levels when the queue does not enter small mode (insert's test for
+	// that, in the second branch). Keep the copies in step with insert's;
+	// TestSmallModeGrowsWhileWide fails when either drifts.
+	if q.small && q.smallLen() < q.curCap {
+		q.smallPut(i, key)
+		q.linked(key)
+	} else if q.small || q.smallCap > 0 && q.length == q.dueLen {
+		q.insert(i, key) // small mode and full, or entering it
 	} else {
-		// What insert does on the levels, without the call: an Add on the
-		// levels is a chain of calls that do not inline (the wheel's Add,
-		// add, Alloc, place, put). The test above is insert's for entering
-		// small mode; keep the two in step.
 		q.place(i, key)
 		q.linked(key)
 	}
@@ -380,9 +386,10 @@ func (q *Queue[T]) checkTime(t int64) error {
 // small mode when the levels hold nothing, and leaves it when the radix heap
 // is full and may not grow (makeRoom).
 func (q *Queue[T]) insert(i uint32, key int64) {
-	// add repeats this test to skip the call on the levels; keep the two in
-	// step (TestSmallModeGrowsWhileWide sees a queue that fails to return to
-	// small mode).
+	// add repeats this test and the next one's for a full radix heap, to
+	// skip the call in the common cases; keep them in step
+	// (TestSmallModeGrowsWhileWide sees a queue that fails to return to
+	// small mode or to leave it).
 	if !q.small && q.smallCap > 0 && q.length == q.dueLen {
 		q.enterSmall() // the levels hold nothing
 	}
@@ -881,16 +888,16 @@ func (q *Queue[T]) collectLevel0(from, key int64, n, limit int) (int64, int) {
 // FireDue removes the due list's elements in order, calling removed (if not
 // nil) for each, and returns how many this call removed. It is the second
 // half of IncreaseMinAllowedKey (see Removal handlers in the package doc).
-func (q *Queue[T]) FireDue(removed func(Element[T])) int {
+//
+// It is one function with its nothing-due case first rather than a wrapper
+// around the loop: the wrapper cost a call per advance (12 instructions of
+// a wheel event of about 1300), and Go sets up the deferred call below only
+// on the path that reaches it.
+func (q *Queue[T]) FireDue(removed func(Element[T])) (n int) {
 	if q.dueLen == 0 {
 		q.dueBuf, q.duePos = q.dueBuf[:0], 0
 		return 0
 	}
-	return q.fireDue(removed)
-}
-
-// fireDue removes the due list's elements in order.
-func (q *Queue[T]) fireDue(removed func(Element[T])) (n int) {
 	depth, epoch := len(q.firing), q.epoch
 	defer func() {
 		if len(q.firing) > depth { // a handler panicked
@@ -950,8 +957,8 @@ func (q *Queue[T]) fireDue(removed func(Element[T])) (n int) {
 // its record freed, before take runs, so FireDue's bookkeeping for handlers
 // that add, remove or panic is not needed, and a take that panics leaves q
 // consistent (the elements after it stay due). Its walk of the due list and
-// its counts are fireDue's, written out again: shared through a helper (which
-// does not inline), fireDue measured 1 to 2% slower at HOLD 1e3 to 1e6; keep
+// its counts are FireDue's, written out again: shared through a helper (which
+// does not inline), FireDue measured 1 to 2% slower at HOLD 1e3 to 1e6; keep
 // the two in step.
 func (q *Queue[T]) TakeDue(take func(v T)) int {
 	n := 0
@@ -959,7 +966,7 @@ func (q *Queue[T]) TakeDue(take func(v T)) int {
 	for q.duePos < len(q.dueBuf) {
 		if q.duePos >= warm {
 			warm = min(q.duePos+prefetchBurst, len(q.dueBuf))
-			q.touch(q.dueBuf[q.duePos:warm]) // see fireDue
+			q.touch(q.dueBuf[q.duePos:warm]) // see FireDue
 		}
 		i := q.dueBuf[q.duePos]
 		q.duePos++

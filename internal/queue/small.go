@@ -188,22 +188,9 @@ func (r *radix) bucketOf(k int64) int { return bits.Len64(uint64(k ^ r.last)) }
 // smallLen returns the number of elements in small mode.
 func (q *Queue[T]) smallLen() int { return q.rad.n }
 
-// rpush appends record i, whose key is key, to bucket b, and records the
-// position in the record.
-func (q *Queue[T]) rpush(b int, i uint32, key int64) {
-	r := &q.rad
-	if b >= len(r.b) {
-		r.reach(b)
-	}
-	bk := &r.b[b]
-	q.rec(i).Next = rpos(b, len(bk.e))
-	bk.e = append(bk.e, rent{key, i})
-	bk.live++
-	r.occ |= 1 << (b & 63) // b < 64; the mask spares Go's check for shifts of 64 or more
-}
-
 // smallPut puts record i, whose key is key (at least MinAllowedKey), in
-// small mode, after every element with its key.
+// small mode, after every element with its key: at the end of its bucket,
+// its position in its record.
 func (q *Queue[T]) smallPut(i uint32, key int64) {
 	r := &q.rad
 	if r.n == 0 {
@@ -213,9 +200,18 @@ func (q *Queue[T]) smallPut(i uint32, key int64) {
 		r.last = q.minAllowed
 		q.curCap = q.smallCap
 	}
-	q.rpush(r.bucketOf(key), i, key)
+	b := r.bucketOf(key)
+	if b >= len(r.b) {
+		r.reach(b)
+	}
+	bk := &r.b[b]
+	rec := q.rec(i)
+	rec.Next = rpos(b, len(bk.e))
+	rec.SetState(1)
+	bk.e = append(bk.e, rent{key, i})
+	bk.live++
+	r.occ |= 1 << (b & 63) // b < 64; the mask spares Go's check for shifts of 64 or more
 	r.n++
-	q.rec(i).SetState(1)
 }
 
 // smallFind returns the bucket and position of record i, whose key is key.
@@ -300,7 +296,7 @@ func (q *Queue[T]) rsplit(b int, m int64) {
 		recs[e.idx].Next = uint32(nb)<<posBits | uint32(len(bk.e))
 		bk.e = append(bk.e, e)
 		bk.live++
-		occ |= 1 << (nb & 63) // as in rpush
+		occ |= 1 << (nb & 63) // as in smallPut
 	}
 	r.occ = occ
 	bs[b].e = es[:0]
@@ -347,7 +343,7 @@ func (q *Queue[T]) rtakeLone(b int, m int64) int {
 		}
 	}
 	bk.e, bk.live = bk.e[:0], 0
-	r.occ &^= 1 << (b & 63) // as in rpush
+	r.occ &^= 1 << (b & 63) // as in smallPut
 	r.n--
 	r.last = m
 	return 1
