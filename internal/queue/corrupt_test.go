@@ -488,9 +488,10 @@ func TestCorruptPQ14(t *testing.T) {
 	})
 }
 
-// rpush appends record i, whose key is key, to bucket b, as smallPut does
-// to the bucket of key: a fixture may put an element in a bucket that is
-// not its key's.
+// rpush appends record i, whose key is key, to bucket b, keeping the
+// bucket's count, the occupancy word and the record's position (not the
+// record's state, the radix heap's count or its base, which smallPut also
+// sets): a fixture may put an element in a bucket that is not its key's.
 func (q *Queue[T]) rpush(b int, i uint32, key int64) {
 	r := &q.rad
 	if b >= len(r.b) {

@@ -889,10 +889,11 @@ func (q *Queue[T]) collectLevel0(from, key int64, n, limit int) (int64, int) {
 // nil) for each, and returns how many this call removed. It is the second
 // half of IncreaseMinAllowedKey (see Removal handlers in the package doc).
 //
-// It is one function with its nothing-due case first rather than a wrapper
-// around the loop: the wrapper cost a call per advance (12 instructions of
-// a wheel event of about 1300), and Go sets up the deferred call below only
-// on the path that reaches it.
+// It is one function, its nothing-due case first, rather than a wrapper
+// around the loop: the wrapper's call cost about 6 instructions per advance
+// that fires (docs/performance.md, phase 15). Go sets up the deferred call
+// below only on the path that reaches it; an advance with nothing due pays
+// a few instructions for this function's larger frame instead.
 func (q *Queue[T]) FireDue(removed func(Element[T])) (n int) {
 	if q.dueLen == 0 {
 		q.dueBuf, q.duePos = q.dueBuf[:0], 0
