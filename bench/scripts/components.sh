@@ -11,7 +11,7 @@
 #   levels     the levels: slots, vectors, bitmaps, cascades, the minimum
 #              over the levels (slots.go, bitmap.go, the level code of queue.go)
 #   due/fire   the due list and the fire loop (dueHead, dueDel, toDue,
-#              fireDue, TakeDue, endFiring, FireDue)
+#              FireDue, TakeDue, endFiring)
 #   queue      the rest of internal/queue: Add, Remove, MinKey, the
 #              collection's entry and the records' keys and states
 #   pool       internal/pool: records, free stack, handles
@@ -57,7 +57,7 @@ go tool pprof -top -nodecount=1000000 -nodefraction=0 -edgefraction=0 \
 		# Level code that lives in queue.go.
 		split("place moveDown cascade cascadeRange moveAll setMin levelsAboveMin collectLevel0 levelMinKey computeMinKey slotMin touch touchRec slot alignDown minAfter LevelMinTime", a, " ")
 		for (i in a) isSlots[a[i]] = 1
-		split("dueHead dueDel toDue fireDue TakeDue endFiring FireDue", a, " ")
+		split("dueHead dueDel toDue FireDue TakeDue endFiring", a, " ")
 		for (i in a) isFire[a[i]] = 1
 		order = "small levels due/fire queue pool api harness runtime"
 	}

@@ -342,13 +342,12 @@ func (q *Queue[T]) AddTimeChecked(t int64, v T) pool.Handle {
 
 func (q *Queue[T]) add(t, key int64, v T) pool.Handle {
 	i := q.pool.Alloc(t, v, 0)
-	// The two common cases do what insert does without the call (an Add is
-	// a chain of calls that do not inline: the wheel's Add, add, Alloc,
-	// then smallPut or place and put): small mode with room (insert's test
-	// for a full radix heap, smallLen() >= curCap, written out), and the
-	// levels when the queue does not enter small mode (insert's test for
-	// that, in the second branch). Keep the copies in step with insert's;
-	// TestSmallModeGrowsWhileWide fails when either drifts.
+	// The two common cases skip insert's call (an Add is a chain of calls
+	// that do not inline: the wheel's Add, add, Alloc, smallPut or place,
+	// put): small mode with room, and the levels when the queue does not
+	// enter small mode. The tests that pick them copy insert's two (a full
+	// radix heap, entering small mode); keep them in step
+	// (TestSmallModeGrowsWhileWide fails when either drifts).
 	if q.small && q.smallLen() < q.curCap {
 		q.smallPut(i, key)
 		q.linked(key)
