@@ -2,118 +2,153 @@ package timingwheel_test
 
 import (
 	"bytes"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
 
 const modulePath = "github.com/gotimingwheel/timingwheel"
 
-// readmeProgram returns the first Go block of the README.
-func readmeProgram(t *testing.T) string {
+// fence is one fenced code block of a Markdown file.
+type fence struct {
+	lang string // the info string after the opening fence: "go", "sh", "text", ...
+	text string
+	line int // the line of the opening fence, from 1
+}
+
+// readmeFences returns every fenced code block of README.md in order.
+func readmeFences(t *testing.T) []fence {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)```go\n(.*?)```").FindSubmatch(b)
-	if m == nil {
-		t.Fatal("README.md has no ```go block")
+	var (
+		out  []fence
+		open *fence
+		body []string
+	)
+	for i, l := range strings.Split(string(b), "\n") {
+		switch {
+		case open == nil && strings.HasPrefix(l, "```"):
+			open = &fence{lang: strings.TrimSpace(strings.TrimPrefix(l, "```")), line: i + 1}
+			body = body[:0]
+		case open != nil && strings.TrimSpace(l) == "```":
+			open.text = strings.Join(body, "\n") + "\n"
+			out = append(out, *open)
+			open = nil
+		case open != nil:
+			body = append(body, l)
+		}
 	}
-	return string(m[1])
+	if open != nil {
+		t.Fatalf("README.md:%d: a code block is not closed", open.line)
+	}
+	return out
 }
 
-// funcBody returns the statements of function name in src, one trimmed line
-// each, without blank lines and without the Output comment of an example.
-func funcBody(t *testing.T, file, src, name string) (lines, output []string) {
+// readmeGroup is the Go blocks of README.md that make one package: a program
+// (package main) or consecutive blocks of one package, such as a file of code
+// and its test. want is the output the README states for a program (the text
+// block right after it), if any.
+type readmeGroup struct {
+	pkg   string
+	files []fence
+	tests []string // the Test and Fuzz functions of its _test.go files
+	want  string
+	dir   string
+}
+
+// readmeGroups parses every ```go block of README.md as a complete Go file
+// and groups them into packages.
+func readmeGroups(t *testing.T) []*readmeGroup {
 	t.Helper()
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, file, src, parser.ParseComments)
-	if err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-	for _, d := range f.Decls {
-		fd, ok := d.(*ast.FuncDecl)
-		if !ok || fd.Name.Name != name || fd.Recv != nil {
+	fences := readmeFences(t)
+	var groups []*readmeGroup
+	nGo := 0
+	for i, b := range fences {
+		if b.lang != "go" {
+			if strings.HasPrefix(b.lang, "go") {
+				t.Errorf("README.md:%d: code block tagged %q: a Go block must be tagged go", b.line, b.lang)
+			}
 			continue
 		}
-		body := src[fset.Position(fd.Body.Lbrace).Offset+1 : fset.Position(fd.Body.Rbrace).Offset]
-		inOutput := false
-		for _, l := range strings.Split(body, "\n") {
-			l = strings.TrimSpace(l)
-			switch {
-			case l == "":
-			case l == "// Output:":
-				inOutput = true
-			case inOutput && strings.HasPrefix(l, "//"):
-				output = append(output, strings.TrimSpace(strings.TrimPrefix(l, "//")))
-			default:
-				lines = append(lines, l)
+		nGo++
+		f, err := parser.ParseFile(token.NewFileSet(), fmt.Sprintf("README.md:%d", b.line), b.text, 0)
+		if err != nil {
+			t.Errorf("README.md:%d: every go block must be a complete Go file: %v", b.line, err)
+			continue
+		}
+		pkg := f.Name.Name
+		var tests []string
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil &&
+				(strings.HasPrefix(fd.Name.Name, "Test") || strings.HasPrefix(fd.Name.Name, "Fuzz")) {
+				tests = append(tests, fd.Name.Name)
 			}
 		}
-		return lines, output
-	}
-	t.Fatalf("%s: no func %s", file, name)
-	return nil, nil
-}
-
-// The README's first program is a complete program that imports one package
-// of this module, is the package Example line for line (so its output is
-// checked), and runs as written.
-func TestReadmeProgram(t *testing.T) {
-	prog := readmeProgram(t)
-	f, err := parser.ParseFile(token.NewFileSet(), "README.md", prog, parser.ImportsOnly)
-	if err != nil {
-		t.Fatalf("the README program does not parse: %v", err)
-	}
-	if f.Name.Name != "main" {
-		t.Fatalf("the README program is package %s, want main", f.Name.Name)
-	}
-	var own []string
-	for _, im := range f.Imports {
-		p, _ := strconv.Unquote(im.Path.Value)
-		if strings.HasPrefix(p, modulePath) {
-			own = append(own, p)
+		var g *readmeGroup
+		if last := len(groups) - 1; pkg != "main" && last >= 0 && groups[last].pkg == pkg {
+			g = groups[last]
+		} else {
+			g = &readmeGroup{pkg: pkg}
+			groups = append(groups, g)
+		}
+		g.files = append(g.files, b)
+		g.tests = append(g.tests, tests...)
+		if pkg == "main" && i+1 < len(fences) && fences[i+1].lang == "text" {
+			g.want = fences[i+1].text
 		}
 	}
-	if len(own) != 1 || own[0] != modulePath+"/timingwheel" {
-		t.Fatalf("the README program imports %v of this module, want only %s/timingwheel", own, modulePath)
+	if nGo == 0 {
+		t.Fatal("README.md has no go block")
 	}
-
-	readme, _ := funcBody(t, "README.md", prog, "main")
-	ex, err := os.ReadFile("example_test.go")
-	if err != nil {
-		t.Fatal(err)
+	for _, g := range groups {
+		if g.pkg != "main" && len(g.tests) == 0 {
+			t.Errorf("README.md:%d: package %s has no Test or Fuzz function and is not a program: nothing would run it",
+				g.files[0].line, g.pkg)
+		}
 	}
-	example, want := funcBody(t, "example_test.go", string(ex), "Example")
-	if strings.Join(readme, "\n") != strings.Join(example, "\n") {
-		t.Fatalf("README's main differs from Example in example_test.go:\nREADME:\n%s\n\nExample:\n%s",
-			strings.Join(readme, "\n"), strings.Join(example, "\n"))
-	}
-	if len(want) == 0 {
-		t.Fatal("Example has no Output comment")
-	}
-
-	if testing.Short() {
-		t.Skip("-short: not running the README program")
-	}
-	got := runProgram(t, prog)
-	if strings.TrimSpace(got) != strings.Join(want, "\n") {
-		t.Fatalf("the README program printed\n%s\nwant\n%s", got, strings.Join(want, "\n"))
-	}
+	return groups
 }
 
-// runProgram runs src as the main package of a module of its own that uses
-// this checkout, offline, and returns its output.
-func runProgram(t *testing.T, src string) string {
-	t.Helper()
+// isTestFile reports whether a README block goes in a _test.go file: it
+// declares tests, or its package is an external test package.
+func isTestFile(pkg, src string) bool {
+	return strings.HasSuffix(pkg, "_test") || regexp.MustCompile(`(?m)^func (Test|Fuzz)\w*\(`).MatchString(src)
+}
+
+// wheelHasStep reports whether timingwheel.Wheel has its Step method. The
+// README's simulation loop uses it; until it exists, that block is
+// reported as skipped rather than failed.
+func wheelHasStep() bool {
+	_, ok := reflect.TypeOf((*timingwheel.Wheel[int])(nil)).MethodByName("Step")
+	return ok
+}
+
+// TestReadmeCode builds every Go block of README.md in a module of its own
+// that uses this checkout, the way a user who pastes them would: go vet on
+// every package, go test -v on the packages with tests (each Test and Fuzz
+// function must pass, not only compile), and go run on each program, whose
+// output must equal the text block that follows it in the README.
+func TestReadmeCode(t *testing.T) {
+	groups := readmeGroups(t)
+	if t.Failed() {
+		t.FailNow()
+	}
+	if testing.Short() {
+		t.Skip("-short: the README's blocks parse; not building or running them")
+	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command on PATH")
@@ -122,24 +157,77 @@ func runProgram(t *testing.T, src string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	mod := t.TempDir()
 	gomod := "module readme\n\ngo 1.23\n\nrequire " + modulePath + " v0.0.0\n\nreplace " + modulePath + " => " + root + "\n"
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, data := range map[string][]byte{"go.mod": []byte(gomod), "go.sum": sum, "main.go": []byte(src)} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+	write := func(name string, data []byte) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(goBin, "run", ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("go run of the README program: %v\n%s", err, errb.String())
+	write(filepath.Join(mod, "go.mod"), []byte(gomod))
+	write(filepath.Join(mod, "go.sum"), sum)
+
+	var pkgs []string // the directories to vet
+	var active []*readmeGroup
+	for i, g := range groups {
+		usesStep := false
+		for _, f := range g.files {
+			usesStep = usesStep || strings.Contains(f.text, "timingwheel.New") && strings.Contains(f.text, ".Step(")
+		}
+		if usesStep && !wheelHasStep() {
+			t.Logf("README.md:%d: skipped: timingwheel.Wheel has no Step method in this checkout", g.files[0].line)
+			continue
+		}
+		g.dir = fmt.Sprintf("block%d", i+1)
+		for j, f := range g.files {
+			name := fmt.Sprintf("block%d.go", j+1)
+			if isTestFile(g.pkg, f.text) {
+				name = fmt.Sprintf("block%d_test.go", j+1)
+			}
+			write(filepath.Join(mod, g.dir, name), []byte(f.text))
+		}
+		pkgs = append(pkgs, "./"+g.dir)
+		active = append(active, g)
 	}
-	return out.String()
+	if len(active) == 0 {
+		t.Skip("no README block can be built in this checkout")
+	}
+
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(goBin, args...)
+		cmd.Dir = mod
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("go %s in the README's module: %v\n%s%s", strings.Join(args, " "), err, out.String(), errb.String())
+		}
+		return out.String()
+	}
+	run(append([]string{"vet"}, pkgs...)...)
+	for _, g := range active {
+		at := fmt.Sprintf("README.md:%d", g.files[0].line)
+		if g.pkg == "main" {
+			got := run("run", "./"+g.dir)
+			if g.want != "" && got != g.want {
+				t.Errorf("%s: the program printed\n%s\nthe README says\n%s", at, got, g.want)
+			}
+			continue
+		}
+		out := run("test", "-count=1", "-v", "./"+g.dir)
+		for _, name := range g.tests {
+			if !strings.Contains(out, "--- PASS: "+name+" ") {
+				t.Errorf("%s: %s did not pass:\n%s", at, name, out)
+			}
+		}
+	}
 }
