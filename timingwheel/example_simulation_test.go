@@ -81,31 +81,35 @@ func (b *bank) log(now time.Time, format string, args ...any) {
 	b.trace = append(b.trace, fmt.Sprintf("%-5v", now.Sub(b.open))+fmt.Sprintf(format, args...))
 }
 
-// A discrete-event simulation, driven two ways. AdvanceClockStopAtNextAlarm
-// moves the clock to the next event's time and fires the events of that
-// instant, so Now() is always the current event's time. The classic loop,
-// NextAlarmFiresAt then AdvanceClock, jumps a whole interval at a time and
-// fires the same events in the same order.
+// A discrete-event simulation, driven two ways. Step moves the clock to the
+// next event's time and fires the events of that instant, so Now() is always
+// the current event's time; the loop reads that time first to stop at the
+// end of the run. The classic loop, NextAlarmFiresAt then AdvanceClock,
+// jumps a whole interval at a time and fires the same events in the same
+// order.
 func Example_discreteEventSimulation() {
 	arrivals := []time.Duration{0, 1 * time.Millisecond, 2 * time.Millisecond, 8 * time.Millisecond,
-		9 * time.Millisecond, 20 * time.Millisecond}
+		9 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond}
 	const service = 3 * time.Millisecond
 
 	b := newBank(arrivals, service)
-	for !b.w.IsEmpty() {
-		if err := b.w.AdvanceClockStopAtNextAlarm(timingwheel.MaxTime, b.handle); err != nil {
-			panic(err)
+	end := b.open.Add(30 * time.Millisecond) // closing time: customer 6 never comes in
+	for {
+		next, ok := b.w.MinAlarmTimeInMinInterval() // the exact time of the next event
+		if !ok || next.After(end) {
+			break
 		}
+		b.w.Step(b.handle)
 	}
 	for _, line := range b.trace {
 		fmt.Println(line)
 	}
-	fmt.Println("closed at", b.w.Now().Sub(b.open))
+	fmt.Println("last event at", b.w.Now().Sub(b.open), "with", b.w.Len(), "event left")
 
 	b2 := newBank(arrivals, service)
 	for {
 		next, ok := b2.w.NextAlarmFiresAt()
-		if !ok {
+		if !ok || next.After(end) {
 			break
 		}
 		if err := b2.w.AdvanceClock(next, b2.handle); err != nil {
@@ -126,6 +130,6 @@ func Example_discreteEventSimulation() {
 	// 15ms customer 4 leaves
 	// 20ms customer 5 arrives and is served
 	// 23ms customer 5 leaves
-	// closed at 23ms
+	// last event at 23ms with 1 event left
 	// same trace with NextAlarmFiresAt and AdvanceClock: true
 }

@@ -95,3 +95,29 @@ func ExampleWheel_Shrink() {
 	// fired 2000
 	// fired 1000
 }
+
+// Step fires one event time per call, with Now() at that time, so a handler
+// schedules its follow-up relative to Now(). Here each ping schedules a pong
+// 150µs later, inside the same 524µs interval; the pong still fires at its
+// own time. On an empty wheel Step returns false and the clock stays.
+func ExampleWheel_Step() {
+	start := time.Unix(0, 0)
+	w, _ := timingwheel.New[string](start, time.Millisecond) // 2^19 ns intervals
+	w.Add(start.Add(100*time.Microsecond), "ping")
+	w.Add(start.Add(200*time.Microsecond), "ping")
+	handle := func(f timingwheel.Fired[string]) {
+		fmt.Println(w.Now().Sub(start), f.Value)
+		if f.Value == "ping" {
+			w.Add(w.Now().Add(150*time.Microsecond), "pong")
+		}
+	}
+	for w.Step(handle) {
+	}
+	fmt.Println("clock stays at", w.Now().Sub(start))
+	// Output:
+	// 100µs ping
+	// 200µs ping
+	// 250µs pong
+	// 350µs pong
+	// clock stays at 350µs
+}

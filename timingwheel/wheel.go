@@ -1,7 +1,7 @@
 // Package timingwheel is a hierarchical timing wheel: a clock plus a set of
 // alarms, each with a time and a value. It is the port of Jane Street's OCaml
 // Timing_wheel. Nothing happens asynchronously: alarms fire only inside the
-// firing calls (AdvanceClock, AdvanceClockLimit, FirePastAlarms,
+// firing calls (AdvanceClock, AdvanceClockLimit, Step, FirePastAlarms,
 // AdvanceClockStopAtNextAlarm), on the caller's goroutine, each handed to the
 // caller's handler as a Fired value.
 //
@@ -10,6 +10,27 @@
 //	w.AdvanceClock(start.Add(2*time.Second), func(f timingwheel.Fired[string]) {
 //		fmt.Println(f.Value, f.At)
 //	})
+//
+// # Simulation
+//
+// A discrete-event simulation steps from event to event with Step, which
+// fires the alarms of the earliest alarm time with Now() set to that time,
+// so a handler schedules follow-up events relative to Now(). Read the exact
+// time of the next event with MinAlarmTimeInMinInterval (NextAlarmFiresAt is
+// the end of its interval, not its time) to stop at the end of the run:
+//
+//	for {
+//		t, ok := w.MinAlarmTimeInMinInterval() // the exact time of the next event
+//		if !ok || t.After(end) {
+//			break
+//		}
+//		w.Step(handle)
+//	}
+//
+// With no end, for w.Step(handle) {} runs until no event is left. Step on an
+// empty wheel changes nothing, so a loop that steps once too often is
+// harmless. AdvanceClock, whose handlers run with Now() already at the
+// target, suits timeouts and periodic ticks rather than simulations.
 //
 // Time from the Unix epoch is cut into half-open intervals of the alarm
 // precision, 2^A ns. An alarm's key is its interval number, at >> A. Adding,
@@ -597,19 +618,17 @@ func (w *Wheel[T]) FirePastAlarms(fired func(Fired[T])) {
 	}
 }
 
-// AdvanceClockStopAtNextAlarm is the discrete-event step. It sets Now() to the
-// earlier of to and the earliest alarm time (never backwards) and then fires
-// the alarms with at <= Now(), in order. So
-//
-//	for !w.IsEmpty() {
-//		w.AdvanceClockStopAtNextAlarm(timingwheel.MaxTime, handle)
-//	}
-//
-// fires every alarm in time order, one instant per call, each with Now() equal
-// to its time. The alarms that fire first (see Handlers in the package doc)
-// do not hold the clock back. The original's advance_clock_stop_at_next_alarm only parks the
-// clock at the next alarm and fires nothing; see docs/design.md. Error:
-// ErrTimeOutOfRange for to out of range.
+// AdvanceClockStopAtNextAlarm sets Now() to the earlier of to and the
+// earliest alarm time (never backwards) and then fires, in order, the alarms
+// of the current interval with at <= Now(). The alarms that fire first (see
+// Handlers in the package doc) do not hold the clock back. Step is this call
+// with to the earliest alarm time, and is the one to use for a simulation:
+// on an empty wheel, or when every alarm is after to, this call moves the
+// clock to to, so with to = MaxTime it moves Now() to MaxTime, after which
+// every Add fails with ErrBeforeCurrentInterval. The original's
+// advance_clock_stop_at_next_alarm only parks the clock at the next alarm
+// and fires nothing; see docs/design.md. Error: ErrTimeOutOfRange for to out
+// of range, and then nothing changes.
 func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T])) error {
 	ns, err := toNanos(to)
 	if err != nil {
@@ -629,6 +648,49 @@ func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T]
 		w.check("AdvanceClockStopAtNextAlarm", to)
 	}
 	return nil
+}
+
+// Step is the discrete-event step: it fires the alarms of the earliest
+// pending alarm time and reports whether it fired any. It sets Now() to that
+// time (never backwards) and fires, in order, every alarm with at <= Now()
+// in the current interval: the alarms of that one instant, in the order they
+// were added or rescheduled, together with any late ones (added inside the
+// current interval before Now()), which fire first. At 1 ns precision an
+// instant is an interval. It is AdvanceClockStopAtNextAlarm with to the
+// earliest alarm time, and its handlers follow the same rules (see Handlers
+// in the package doc): alarms a panicking handler left overdue fire first and
+// do not hold the clock back, and an alarm a handler adds at Now() fires at
+// the next Step. On an empty wheel Step changes nothing and returns false,
+// so, unlike AdvanceClockStopAtNextAlarm(MaxTime, ...), it never moves the
+// clock past the last alarm. The simulation loop reads the next event's exact
+// time, stops at the end of the simulation, and steps:
+//
+//	for {
+//		t, ok := w.MinAlarmTimeInMinInterval()
+//		if !ok || t.After(end) {
+//			break
+//		}
+//		w.Step(handle)
+//	}
+//
+// or, with no end, for w.Step(handle) {}. Cost: O(levels + alarms fired +
+// alarms in the earliest interval's slots + alarms moved down a level).
+func (w *Wheel[T]) Step(fired func(Fired[T])) bool {
+	if w.q.Len() == 0 {
+		return false
+	}
+	before := w.q.Counts().Fired
+	if lo, ok := w.q.LevelMinTime(); ok && lo > w.now {
+		// No alarm on the levels is before lo, so this moves the clock and
+		// collects nothing.
+		w.now = lo
+		w.q.CollectTo(lo>>w.shift, 0)
+	}
+	w.q.RemoveAtMinKey(w.now, adapt(fired))
+	if checked.On {
+		w.check("Step")
+	}
+	return w.q.Counts().Fired != before
 }
 
 // NextAlarmFiresAt returns the earliest time to which AdvanceClock fires an

@@ -320,6 +320,8 @@ func (m *Model) fire(op Op, fired func(ModelAlarm)) (string, error) {
 	case "FirePastAlarms":
 		m.firePast(fired)
 		return "", nil
+	case "Step":
+		return fmt.Sprint(m.step(fired)), nil
 	case "AdvanceClockLimit":
 		n, done, err := m.advanceLimit(op.At, op.Limit, fired)
 		return fmt.Sprint(n, done), err
@@ -332,20 +334,52 @@ func (m *Model) fire(op Op, fired func(ModelAlarm)) (string, error) {
 		m.fireOverdue(fired)
 		return "", nil
 	}
-	// AdvanceClockStopAtNextAlarm: to the earliest alarm that is not
-	// overdue, never backwards, then as FirePastAlarms.
-	to, now := op.At, m.interval()
-	for _, e := range m.alarms {
-		if e.at>>m.shift >= now && !slices.Contains(m.due, e.id) {
-			to = min(to, e.at)
-		}
+	m.stopAtNext(op.At, fired)
+	return "", nil
+}
+
+// stopAtNext is AdvanceClockStopAtNextAlarm: to the earlier of to and the
+// earliest alarm that is not overdue, never backwards, then as
+// FirePastAlarms.
+func (m *Model) stopAtNext(to int64, fired func(ModelAlarm)) {
+	if next, ok := m.nextNotOverdue(); ok {
+		to = min(to, next)
 	}
 	if to > m.now {
 		m.chooseOverdue() // overdue by the interval the call starts in
 		m.now = to
 	}
 	m.firePast(fired)
-	return "", nil
+}
+
+// nextNotOverdue returns the earliest time of the alarms that are not
+// overdue (in the due list, or before the current interval); false if none.
+func (m *Model) nextNotOverdue() (int64, bool) {
+	next, ok, now := maxNs, false, m.interval()
+	for _, e := range m.alarms {
+		if e.at>>m.shift >= now && !slices.Contains(m.due, e.id) {
+			next, ok = min(next, e.at), true
+		}
+	}
+	return next, ok
+}
+
+// step is Wheel.Step: AdvanceClockStopAtNextAlarm to the earliest alarm
+// that is not overdue, or with none, the overdue alarms alone and the clock
+// stays. It reports whether it fired anything.
+func (m *Model) step(fired func(ModelAlarm)) bool {
+	to, ok := m.nextNotOverdue()
+	if !ok {
+		to = m.now
+	}
+	n := 0
+	m.stopAtNext(to, func(a ModelAlarm) {
+		n++
+		if fired != nil {
+			fired(a)
+		}
+	})
+	return n > 0
 }
 
 // advanceLimit fires what AdvanceClock(to) would, interval by interval,

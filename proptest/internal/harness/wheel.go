@@ -45,6 +45,12 @@ type Wheel interface {
 	Invariant() error
 }
 
+// stepper is the optional Step method (timingwheel.Wheel.Step): a wheel
+// under test that lacks it gets AdvanceClockStopAtNextAlarm calls instead.
+type stepper interface {
+	Step(fired func(timingwheel.Fired[int])) bool
+}
+
 // WheelFactory makes the wheel under test for a config and start time.
 type WheelFactory = func(cfg config.Config, start time.Time) (Wheel, error)
 
@@ -58,6 +64,7 @@ var WheelKind = &Kind{Name: "wheel", thing: "alarm", verb: "fired", liveOdds: 6,
 		{"Reschedule", 2, "ia", kMove}, {"RescheduleAtIntervalNum", 1, "ia", kMove},
 		{"AdvanceClock", 4, "a", kFire}, {"AdvanceClockLimit", 2, "al", kFire}, {"FirePastAlarms", 1, "", kFire},
 		{"AdvanceClockStopAtNextAlarm", 2, "a", kFire}, {"Shrink", 1, "", kShrink}, {"Clear", 1, "", kClear},
+		{"Step", 2, "", kFire},
 	}, errs: []error{timingwheel.ErrTimeOutOfRange, timingwheel.ErrIntervalNumOutOfRange, timingwheel.ErrTooFarInFuture,
 		timingwheel.ErrBeforeCurrentInterval, timingwheel.ErrInvalidAlarm, timingwheel.ErrNonPositiveLimit}}
 
@@ -94,6 +101,12 @@ func (s wheelImpl) fire(op Op, handler func(alarm.Alarm)) (string, error) {
 	case "FirePastAlarms":
 		s.Wheel.FirePastAlarms(f)
 		return "", nil
+	case "Step":
+		st, ok := s.Wheel.(stepper)
+		if !ok {
+			return "", errors.New("the wheel under test has no Step method")
+		}
+		return fmt.Sprint(st.Step(f)), nil
 	default:
 		return "", s.Wheel.AdvanceClockStopAtNextAlarm(to, f)
 	}
@@ -245,6 +258,11 @@ func (s *wheelSys) gen(h *Harness, src Source, op *Op, noPanic bool) {
 		op.Limit = src.Intn("limit", 6)
 		op.Script = h.genScript(src, noPanic, 0, 8<<m.shift)
 	case "FirePastAlarms":
+		op.Script = h.genScript(src, noPanic, 0, 8<<m.shift)
+	case "Step":
+		if _, ok := s.w.(stepper); !ok {
+			op.Name, op.At = "AdvanceClockStopAtNextAlarm", s.genAdvance(src, "to")
+		}
 		op.Script = h.genScript(src, noPanic, 0, 8<<m.shift)
 	}
 }
