@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -205,5 +206,62 @@ func TestReadmeCode(t *testing.T) {
 				t.Errorf("%s: %s did not pass:\n%s", at, name, out)
 			}
 		}
+	}
+}
+
+// TestReadmeCommands checks the shell blocks of README.md against this
+// checkout: go get names this module, go run names a main package in it,
+// and go test names packages that exist. (TestReadmeCode runs the Go
+// blocks; these commands are too long to run in a test.)
+func TestReadmeCommands(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	gomod, err := os.ReadFile(filepath.Join("..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^module (\S+)$`).FindSubmatch(gomod)
+	if m == nil || string(m[1]) != modulePath {
+		t.Fatalf("go.mod does not declare module %s", modulePath)
+	}
+	n := 0
+	for _, b := range readmeFences(t) {
+		if b.lang != "sh" {
+			continue
+		}
+		for i, l := range strings.Split(strings.TrimSpace(b.text), "\n") {
+			at := fmt.Sprintf("README.md:%d", b.line+1+i)
+			if c := strings.Index(l, "#"); c >= 0 {
+				l = l[:c]
+			}
+			f := strings.Fields(l)
+			if len(f) < 3 || f[0] != "go" {
+				continue
+			}
+			n++
+			switch f[1] {
+			case "get":
+				if f[2] != modulePath {
+					t.Errorf("%s: go get %s, but the module is %s", at, f[2], modulePath)
+				}
+			case "run", "test":
+				dir := strings.TrimSuffix(f[2], "...")
+				if !strings.HasPrefix(dir, "./") {
+					t.Errorf("%s: go %s %s: want a path inside this repository", at, f[1], f[2])
+					continue
+				}
+				out, err := exec.Command(goBin, "list", "-f", "{{.Name}}", path.Join("..", f[2])).CombinedOutput()
+				if err != nil {
+					t.Errorf("%s: go %s %s: no such package: %v\n%s", at, f[1], f[2], err, out)
+				} else if f[1] == "run" && strings.TrimSpace(string(out)) != "main" {
+					t.Errorf("%s: go run %s: package %s, not a command", at, f[2], strings.TrimSpace(string(out)))
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("README.md has no go command in a sh block")
 	}
 }
