@@ -59,17 +59,19 @@ func (o *options) stuck(op string, d time.Duration) string {
 	switch {
 	case !o.wrapped:
 		hint = "a loop that does not end?"
-	case c != nil && c.parent != nil:
+	case c != nil && c.parent != nil && o.reentrant:
 		hint = "does your wheel hold a lock while its handlers run? The checks' handlers call back into it " +
-			"only because of WithReentrantHandlers: use that option only if your wheel allows calls from its handlers."
-	case o.reentrant:
-		hint = "a lock held across the handler, or one a panicking handler left locked (unlock with defer, or " +
-			"use WithoutPanics)? With WithReentrantHandlers the handlers call back into your wheel: use that " +
-			"option only if your wheel allows calls from its handlers."
+			"because of WithReentrantHandlers: use that option only if your wheel allows calls from its handlers."
+	case c != nil && c.parent != nil:
+		hint = "does your wheel hold a lock while its handlers run? This trace's handler calls back into it " +
+			"(handler=...,add, remove, reschedule or shrink), which such a wheel does not allow; the checks " +
+			"draw such handlers only with WithReentrantHandlers."
 	default:
 		hint = "a lock that stays locked: one a panicking handler left locked (the trace's handler=...,panic; " +
-			"unlock with defer, or use WithoutPanics), or a loop that does not end? The checks' handlers do not " +
-			"call back into your wheel (WithReentrantHandlers is off)."
+			"unlock with defer, or use WithoutPanics), or a loop that does not end?"
+		if !o.reentrant {
+			hint += " The checks' handlers do not call back into your wheel (WithReentrantHandlers is off)."
+		}
 	}
 	return fmt.Sprintf("%s: %s WithCallTimeout changes the deadline.", what, hint)
 }

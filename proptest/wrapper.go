@@ -108,8 +108,6 @@ func (c *call) String() string {
 		switch a := a.(type) {
 		case time.Time:
 			s[i] = fmt.Sprintf("%s (%d ns)", a.Format(time.RFC3339Nano), a.UnixNano())
-		case alarm.Alarm:
-			s[i] = a.String()
 		default:
 			s[i] = fmt.Sprintf("%v", a)
 		}
@@ -267,6 +265,27 @@ func (x *wrapped[V]) Reentrant() bool { return x.reentrant }
 func (x *wrapped[V]) enter(name string, args ...any) { x.calls.enter(&call{name: name, args: args}) }
 func (x *wrapped[V]) leave()                         { x.calls.leave() }
 
+// namedAlarm is a handle in a call's arguments, with the id the trace names
+// it by.
+type namedAlarm struct {
+	a  alarm.Alarm
+	id int
+}
+
+func (n namedAlarm) String() string {
+	if n.id == 0 {
+		return n.a.String()
+	}
+	return fmt.Sprintf("alarm %d", n.id)
+}
+
+func (x *wrapped[V]) named(a alarm.Alarm) namedAlarm { return namedAlarm{a, x.ids[a]} }
+
+// valueOf is the value of an add in a call's arguments.
+type valueOf int
+
+func (v valueOf) String() string { return fmt.Sprintf("the value of alarm %d", int(v)) }
+
 // val is the value the checks add for id.
 func (x *wrapped[V]) val(id int) V {
 	if x.value == nil {
@@ -337,7 +356,7 @@ func (x *wrapped[V]) Now() time.Time { x.enter("Now"); defer x.leave(); return x
 func (x *wrapped[V]) Len() int       { x.enter("Len"); defer x.leave(); return x.w.Len() }
 
 func (x *wrapped[V]) Add(at time.Time, id int) (alarm.Alarm, error) {
-	x.enter("Add", at, id)
+	x.enter("Add", at, valueOf(id))
 	defer x.leave()
 	a, err := x.w.Add(at, x.val(id))
 	if err == nil {
@@ -417,7 +436,7 @@ func (x *wrapped[V]) AddAtIntervalNum(n int64, id int) (alarm.Alarm, error) {
 	if !ok {
 		return alarm.Alarm{}, errAbsent
 	}
-	x.enter("AddAtIntervalNum", n, id)
+	x.enter("AddAtIntervalNum", n, valueOf(id))
 	defer x.leave()
 	a, err := w.AddAtIntervalNum(n, x.val(id))
 	if err == nil {
@@ -431,7 +450,7 @@ func (x *wrapped[V]) Mem(a alarm.Alarm) bool {
 	if !ok {
 		return false
 	}
-	x.enter("Mem", a)
+	x.enter("Mem", x.named(a))
 	defer x.leave()
 	return w.Mem(a)
 }
@@ -441,7 +460,7 @@ func (x *wrapped[V]) Remove(a alarm.Alarm) error {
 	if !ok {
 		return errAbsent
 	}
-	x.enter("Remove", a)
+	x.enter("Remove", x.named(a))
 	defer x.leave()
 	return w.Remove(a)
 }
@@ -451,7 +470,7 @@ func (x *wrapped[V]) Reschedule(a alarm.Alarm, at time.Time) error {
 	if !ok {
 		return errAbsent
 	}
-	x.enter("Reschedule", a, at)
+	x.enter("Reschedule", x.named(a), at)
 	defer x.leave()
 	return w.Reschedule(a, at)
 }
@@ -461,7 +480,7 @@ func (x *wrapped[V]) RescheduleAtIntervalNum(a alarm.Alarm, n int64) error {
 	if !ok {
 		return errAbsent
 	}
-	x.enter("RescheduleAtIntervalNum", a, n)
+	x.enter("RescheduleAtIntervalNum", x.named(a), n)
 	defer x.leave()
 	return w.RescheduleAtIntervalNum(a, n)
 }
@@ -500,7 +519,7 @@ func (x *wrapped[V]) AlarmAt(a alarm.Alarm) (time.Time, error) {
 	if !ok {
 		return time.Time{}, errAbsent
 	}
-	x.enter("AlarmAt", a)
+	x.enter("AlarmAt", x.named(a))
 	defer x.leave()
 	return w.AlarmAt(a)
 }
@@ -510,7 +529,7 @@ func (x *wrapped[V]) AlarmIntervalNum(a alarm.Alarm) (int64, error) {
 	if !ok {
 		return 0, errAbsent
 	}
-	x.enter("AlarmIntervalNum", a)
+	x.enter("AlarmIntervalNum", x.named(a))
 	defer x.leave()
 	return w.AlarmIntervalNum(a)
 }
@@ -526,7 +545,7 @@ func (x *wrapped[V]) AlarmValue(a alarm.Alarm) (int, error) {
 	if !ok {
 		return x.id(a)
 	}
-	x.enter("AlarmValue", a)
+	x.enter("AlarmValue", x.named(a))
 	v, err := w.AlarmValue(a)
 	x.leave()
 	if err != nil {
