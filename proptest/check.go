@@ -216,7 +216,8 @@ func (o *options) structure(wheel bool) (structure, error) {
 // scale them.
 //
 // Options: WithConfigs, WithSteps, WithOpWeights, WithoutPanics,
-// WithFailureFile, WithWheelFactory.
+// WithFailureFile, WithCallTimeout; for a wheel of your own WithWrapper (or
+// WithWheelFactory), WithValues and WithReentrantHandlers.
 func CheckWheel(t *testing.T, opts ...Option) {
 	t.Helper()
 	check(t, true, opts)
@@ -225,7 +226,7 @@ func CheckWheel(t *testing.T, opts ...Option) {
 // CheckQueue is CheckWheel for a priorityqueue.Queue[int].
 //
 // Options: WithLevelBits, WithSteps, WithQueueOpWeights, WithoutPanics,
-// WithFailureFile, WithQueueFactory.
+// WithFailureFile, WithCallTimeout, WithQueueFactory.
 func CheckQueue(t *testing.T, opts ...Option) {
 	t.Helper()
 	check(t, false, opts)
@@ -309,8 +310,11 @@ func (o *options) failure(err error, h *harness.Harness) string {
 		tr = h.Trace()
 	}
 	opts := ")"
-	if o.wrapped {
+	switch {
+	case h.Kind() == harness.WheelKind && o.wrapped:
 		opts = ", opts...) // opts: this check's options, with your WithWrapper"
+	case h.Kind() == harness.QueueKind && o.queueFactory != nil:
+		opts = ", opts...) // opts: this check's options, with your WithQueueFactory"
 	}
 	lines := strings.Split(strings.TrimRight(tr, "\n"), "\n")
 	return fmt.Sprintf("proptest: %s\n\nReplay it with:\n\n"+
@@ -338,7 +342,10 @@ func (o *options) writeFailure(trace string) string {
 // header says, and the model, failing t at the first difference. Keep such
 // files under testdata/ as regression tests.
 //
-// Options: WithWheelFactory, WithQueueFactory.
+// Options: WithCallTimeout, and those that make the wheel or queue under
+// test: WithWrapper (with WithValues), WithWheelFactory, WithQueueFactory.
+// A trace runs as written: its handlers call back into the wheel whether or
+// not WithReentrantHandlers is given.
 func Replay(t testing.TB, path string, opts ...Option) {
 	t.Helper()
 	text, err := os.ReadFile(path)

@@ -39,12 +39,12 @@ func (o *options) step(h *harness.Harness, op harness.Op) error {
 		return err
 	case <-timer.C:
 	}
-	o.timedOut = &stuckError{msg: o.stuck(h.Kind().Format(op), d), trace: h.TraceOf(ops) + h.Kind().Format(op) + "\n"}
+	o.timedOut = &stuckError{msg: o.stuck(h.Kind() == harness.QueueKind, h.Kind().Format(op), d), trace: h.TraceOf(ops) + h.Kind().Format(op) + "\n"}
 	return o.timedOut
 }
 
 // stuck says which call did not return within d, and what to do.
-func (o *options) stuck(op string, d time.Duration) string {
+func (o *options) stuck(queue bool, op string, d time.Duration) string {
 	c := o.calls.cur.Load()
 	var what string
 	switch {
@@ -57,7 +57,9 @@ func (o *options) stuck(op string, d time.Duration) string {
 	}
 	var hint string
 	switch {
-	case !o.wrapped:
+	case queue && o.queueFactory != nil:
+		hint = "does your queue hold a lock while its handlers run? The checks' handlers call back into it."
+	case queue || !o.wrapped:
 		hint = "a loop that does not end?"
 	case c != nil && c.parent != nil && o.reentrant:
 		hint = "does your wheel hold a lock while its handlers run? The checks' handlers call back into it " +

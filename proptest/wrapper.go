@@ -58,9 +58,11 @@ type WheelOf[V any] interface {
 func WithWrapper[V any, W WheelOf[V]](newWheel func(cfg config.Config, start time.Time) (W, error)) Option {
 	return func(o *options) {
 		o.wheelFactory = func(cfg config.Config, start time.Time) (harness.Wheel, error) {
-			o.calls.enter(&call{name: "your wheel's factory", args: []any{cfg, start}})
-			w, err := newWheel(cfg, start)
-			o.calls.leave()
+			w, err := func() (W, error) {
+				o.calls.enter(&call{name: "your wheel's constructor", args: []any{cfg, start}})
+				defer o.calls.leave()
+				return newWheel(cfg, start)
+			}()
 			if err != nil {
 				return nil, err
 			}

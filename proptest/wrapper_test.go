@@ -10,9 +10,9 @@ import (
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
 
-// Locked is a wheel that goroutines share: every call takes the lock, held
-// while the handlers run. It has four of the methods WithWrapper knows; the
-// check calls and compares exactly those.
+// Locked is a wheel that goroutines share: every call takes the lock,
+// held while the handlers run. It has four of the methods WithWrapper
+// knows; the check calls and compares exactly those.
 type Locked struct {
 	mu sync.Mutex
 	w  *timingwheel.Wheel[string]
@@ -40,8 +40,8 @@ func (l *Locked) AdvanceClock(to time.Time, fired func(timingwheel.Fired[string]
 
 func TestLocked(t *testing.T) { proptest.CheckWheel(t, proptest.WithWrapper(NewLocked)) }
 
-// LockedInt is the wrapper of the user who first met the hang: it embeds the
-// wheel, so every method of it is there, and locks the calls that change it.
+// LockedInt embeds the wheel, so that every method of it is there, and locks
+// the calls that change it; the lock is held while handlers run.
 type LockedInt struct {
 	mu sync.Mutex
 	*timingwheel.Wheel[int]
