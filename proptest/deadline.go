@@ -81,7 +81,11 @@ func (o *options) stuck(queue bool, op string, d time.Duration) string {
 // fatalIfStuck fails t at once when err is a call that did not return:
 // rapid would otherwise run the case again and again while it shrinks it,
 // each time waiting out the deadline.
-func (o *options) fatalIfStuck(t interface{ Fatalf(string, ...any) }, err error, h *harness.Harness) {
+func (o *options) fatalIfStuck(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, err error, h *harness.Harness) {
+	t.Helper()
 	var st *stuckError
 	if errors.As(err, &st) {
 		t.Fatalf("%s", o.failure(err, h))
