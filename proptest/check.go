@@ -21,9 +21,9 @@ import (
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
 
-// Wheel is every method of *timingwheel.Wheel[int] the checks call, for
-// WithWheelFactory. To check a wheel of your own, WithWrapper is simpler: it
-// takes any value type and only the methods your wheel has.
+// Wheel is the methods of *timingwheel.Wheel[int] that WithWheelFactory asks
+// for. To check a wheel of your own, WithWrapper is simpler: it takes any
+// value type and only the methods your wheel has.
 type Wheel interface {
 	Now() time.Time
 	Len() int
@@ -77,11 +77,10 @@ type Queue interface {
 	Invariant() error
 }
 
-// The interfaces above say, for users' docs, what the harness's say for the
-// engine: each must satisfy the other.
+// Queue says, for users' docs, what the harness's Queue says for the engine:
+// each must satisfy the other. (A Wheel reaches the engine through
+// WithWrapper, which finds the methods it has.)
 var (
-	_ harness.Wheel = Wheel(nil)
-	_ Wheel         = harness.Wheel(nil)
 	_ harness.Queue = Queue(nil)
 	_ Queue         = harness.Queue(nil)
 )

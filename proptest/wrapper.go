@@ -49,8 +49,9 @@ type WheelOf[V any] interface {
 // MaxAlarmTimeInMinInterval, Stats and Invariant. Calls it lacks are never
 // drawn; queries it lacks are not compared.
 //
-// The checks add the zero V (WithValues: values of your choice) and tell
-// alarms apart by the handles Add returns. Handlers do not call back into
+// The checks add the alarm's id as its value when V is int, else the zero V
+// (WithValues: values of your choice), and tell alarms apart by the handles
+// Add returns. Handlers do not call back into
 // the wheel, so a wrapper that holds a lock while its handlers run works
 // (WithReentrantHandlers turns such calls on), and a call that does not
 // return within WithCallTimeout's deadline fails the test with the call's
@@ -246,12 +247,14 @@ type wrapped[V any] struct {
 
 func newWrapped[V any](w WheelOf[V], o *options) (*wrapped[V], error) {
 	x := &wrapped[V]{w: w, has: optional[V](w), reentrant: o.reentrant, ids: map[alarm.Alarm]int{}, calls: &o.calls}
-	if o.values != nil {
+	switch ids := any(func(id int) int { return id }); {
+	case o.values == nil && is[func(int) V](ids):
+		x.value = ids.(func(int) V) // V is int: the id itself
+	case o.values != nil:
 		f, ok := o.values.(func(int) V)
 		if !ok {
-			var v V
-			return nil, fmt.Errorf("proptest: WithValues makes values of type %s, but the wheel holds %T",
-				reflect.TypeOf(o.values).Out(0), v)
+			return nil, fmt.Errorf("proptest: WithValues makes values of type %s, but the wheel holds %s",
+				reflect.TypeOf(o.values).Out(0), reflect.TypeFor[V]())
 		}
 		x.value = f
 	}

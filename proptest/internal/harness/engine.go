@@ -377,7 +377,8 @@ func (h *Harness) fire(op Op) error {
 	case w.panicked != m.panicked:
 		return fmt.Errorf("handler panic reached the caller: %s %v, model %v", h.k.Name, w.panicked, m.panicked)
 	case !slices.Equal(m.fired, w.fired):
-		return fmt.Errorf("%s a different sequence (-model +%s):\n%s", h.k.verb, h.k.Name, cmp.Diff(m.fired, w.fired))
+		return fmt.Errorf("%s a different sequence%s (-model +%s):\n%s", h.k.verb, h.seqSummary(m.fired, w.fired),
+			h.k.Name, cmp.Diff(m.fired, w.fired))
 	case w.result != m.result:
 		return fmt.Errorf("returned %s, model %s", w.result, m.result)
 	case !h.sameErr(w.actErr, m.actErr):
@@ -392,6 +393,41 @@ func (h *Harness) fire(op Op) error {
 		h.register(addID, w.added, m.added)
 	}
 	return h.resync()
+}
+
+// seqSummary says in words how what fired differs from the model's: the ids
+// missing and those extra, or that the order or the times differ.
+func (h *Harness) seqSummary(want, got []fired) string {
+	ids := func(fs []fired) map[int]bool {
+		m := map[int]bool{}
+		for _, f := range fs {
+			m[f.ID] = true
+		}
+		return m
+	}
+	w, g := ids(want), ids(got)
+	var missing, extra []string
+	for _, f := range want {
+		if !g[f.ID] {
+			missing = append(missing, fmt.Sprint(f.ID))
+		}
+	}
+	for _, f := range got {
+		if !w[f.ID] {
+			extra = append(extra, fmt.Sprint(f.ID))
+		}
+	}
+	var parts []string
+	if len(missing) > 0 {
+		parts = append(parts, fmt.Sprintf("%s %s not %s", h.k.thing, strings.Join(missing, ", "), h.k.verb))
+	}
+	if len(extra) > 0 {
+		parts = append(parts, fmt.Sprintf("%s %s %s too", h.k.thing, strings.Join(extra, ", "), h.k.verb))
+	}
+	if len(parts) == 0 {
+		return " (the same ids, in another order or with other times)"
+	}
+	return ": " + strings.Join(parts, "; ")
 }
 
 // resync marks as ended the ids that left both sides (removed, cleared, or
