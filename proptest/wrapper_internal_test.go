@@ -367,3 +367,21 @@ func TestStuckCallGopter(t *testing.T) {
 		t.Errorf("took %v", took)
 	}
 }
+
+// A trace that calls a method the wrapper lacks fails with a message that
+// says so, instead of comparing a call that did not happen.
+func TestReplayNeedsTheMethods(t *testing.T) {
+	for _, c := range []struct{ trace, want string }{
+		{"Add 3 1\nReschedule 1 5", "Reschedule 1 5: the wheel under test has no Reschedule method"},
+		{"Add 3 1\nAdd 4 2\nAdvanceClock 9 handler=1,remove,0,2",
+			"AdvanceClock 9 handler=1,remove,0,2: the handler calls Remove, which the wheel under test does not have"},
+	} {
+		r, _ := runExit(func(tb *exitTB) {
+			ReplayText(tb, "wheel precision=0 bits=1,1 capacity=0 overflow=false start=0\n"+c.trace,
+				wrapString(func(m minimal) minimal { return m }))
+		})
+		if got := strings.Join(r.msgs, "\n"); !r.failed || !strings.Contains(got, c.want) {
+			t.Errorf("replay of %q: failed %v, %q; want %q", c.trace, r.failed, got, c.want)
+		}
+	}
+}

@@ -125,3 +125,15 @@ func TestReplayOnWrapper(t *testing.T) {
 		AdvanceClock 9
 	`, proptest.WithWrapper(NewLocked))
 }
+
+// The other front-ends take the wrapper too: fuzz inputs and gopter.
+func TestWrapperFrontEnds(t *testing.T) {
+	for i := range 200 {
+		data := make([]byte, 64+i)
+		for j := range data {
+			data[j] = byte(i*31 + j*j*7)
+		}
+		proptest.CheckWheelBytes(t, data, proptest.WithWrapper(NewLocked))
+	}
+	proptest.RunGopter(t, proptest.WithWrapper(NewLocked), proptest.WithGopterRuns(50, 30))
+}
