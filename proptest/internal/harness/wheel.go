@@ -45,16 +45,6 @@ type Wheel interface {
 	Invariant() error
 }
 
-// Wrapper is implemented by a wheel under test that wraps a user's own: it
-// may lack some of Wheel's methods (Has says which; the harness never draws
-// a call it lacks and does not compare a query it lacks) and may forbid calls
-// from inside its handlers (Reentrant false: handlers do not call it, and the
-// checks that would, run after the call returns).
-type Wrapper interface {
-	Has(method string) bool
-	Reentrant() bool
-}
-
 // WheelFactory makes the wheel under test for a config and start time.
 type WheelFactory = func(cfg config.Config, start time.Time) (Wheel, error)
 
@@ -129,6 +119,16 @@ func (s wheelImpl) observe() obs {
 }
 
 func (s wheelImpl) intervalOf(a alarm.Alarm) (int64, error) { return s.Wheel.AlarmIntervalNum(a) }
+
+// Wrapper is implemented by a wheel under test that wraps a user's own: it
+// may lack some of Wheel's methods (Has says which; the harness never draws
+// a call it lacks and does not compare a query it lacks) and may forbid calls
+// from inside its handlers (Reentrant false: handlers do not call it, and the
+// checks that would, run after the call returns).
+type Wrapper interface {
+	Has(method string) bool
+	Reentrant() bool
+}
 
 // wheelSys is a harness's wheel and model.
 type wheelSys struct {
