@@ -82,6 +82,9 @@ func (m truncator) Add(at time.Time, v []string) (alarm.Alarm, error) {
 	return m.w.Add(at, v)
 }
 func (m truncator) AdvanceClock(to time.Time, fired func(timingwheel.Fired[[]string])) error {
+	if fired == nil {
+		return m.w.AdvanceClock(to, nil)
+	}
 	return m.w.AdvanceClock(to, func(ev timingwheel.Fired[[]string]) {
 		ev.Value = ev.Value[:1]
 		fired(ev)
@@ -102,6 +105,9 @@ func (w offByOne) AlarmValue(a alarm.Alarm) (int, error) {
 type nullHandle struct{ minimal }
 
 func (m nullHandle) AdvanceClock(to time.Time, fired func(timingwheel.Fired[string])) error {
+	if fired == nil {
+		return m.w.AdvanceClock(to, nil)
+	}
 	return m.w.AdvanceClock(to, func(ev timingwheel.Fired[string]) {
 		ev.Alarm = alarm.Alarm{}
 		fired(ev)
