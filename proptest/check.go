@@ -1,6 +1,7 @@
 package proptest
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 	"maps"
@@ -20,9 +21,9 @@ import (
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
 
-// Wheel is the wheel the checks drive: the methods of *timingwheel.Wheel[int]
-// they call. Implement it to check a wrapper of your own (a locked wheel, a
-// wheel behind a simulated clock) with WithWheelFactory.
+// Wheel is the methods of *timingwheel.Wheel[int] that WithWheelFactory asks
+// for. To check a wheel of your own, WithWrapper is simpler: it takes any
+// value type and only the methods your wheel has.
 type Wheel interface {
 	Now() time.Time
 	Len() int
@@ -76,11 +77,10 @@ type Queue interface {
 	Invariant() error
 }
 
-// The interfaces above say, for users' docs, what the harness's say for the
-// engine: each must satisfy the other.
+// Queue says, for users' docs, what the harness's Queue says for the engine:
+// each must satisfy the other. (A Wheel reaches the engine through
+// WithWrapper, which finds the methods it has.)
 var (
-	_ harness.Wheel = Wheel(nil)
-	_ Wheel         = harness.Wheel(nil)
 	_ harness.Queue = Queue(nil)
 	_ Queue         = harness.Queue(nil)
 )
@@ -101,6 +101,12 @@ type options struct {
 	queueFactory harness.QueueFactory  // nil: priorityqueue.New[int]
 	gopterRuns   int                   // GopterProperties: sequences
 	gopterCalls  int                   // GopterProperties: max calls per sequence
+	wrapped      bool                  // the wheel under test is a user's (WithWrapper, WithWheelFactory)
+	values       any                   // WithValues: a func(int) V
+	reentrant    bool                  // handlers call back into a user's wheel
+	timeout      time.Duration         // WithCallTimeout; 0: defaultTimeout
+	calls        calls                 // the call into the wheel under test that is running
+	timedOut     error                 // a call did not return: the gopter front-end stops calling
 }
 
 // WithConfigs restricts the wheel's checks to the given configs (default:
@@ -148,11 +154,11 @@ func WithQueueOpWeights(weights map[string]int) Option {
 func WithFailureFile(path string) Option { return func(o *options) { o.failFile = path } }
 
 // WithWheelFactory makes the wheel under test with f instead of
-// timingwheel.NewWithConfig[int]: use it to check a wrapper of your own.
+// timingwheel.NewWithConfig[int]. It is WithWrapper for a wheel with every
+// method of Wheel, and works the same way: handlers do not call back into the
+// wheel unless WithReentrantHandlers is given.
 func WithWheelFactory(f func(cfg config.Config, start time.Time) (Wheel, error)) Option {
-	return func(o *options) {
-		o.wheelFactory = func(cfg config.Config, start time.Time) (harness.Wheel, error) { return f(cfg, start) }
-	}
+	return WithWrapper(f)
 }
 
 // WithQueueFactory makes the queue under test with f instead of
@@ -209,7 +215,8 @@ func (o *options) structure(wheel bool) (structure, error) {
 // scale them.
 //
 // Options: WithConfigs, WithSteps, WithOpWeights, WithoutPanics,
-// WithFailureFile, WithWheelFactory.
+// WithFailureFile, WithCallTimeout; for a wheel of your own WithWrapper (or
+// WithWheelFactory), WithValues and WithReentrantHandlers.
 func CheckWheel(t *testing.T, opts ...Option) {
 	t.Helper()
 	check(t, true, opts)
@@ -218,7 +225,7 @@ func CheckWheel(t *testing.T, opts ...Option) {
 // CheckQueue is CheckWheel for a priorityqueue.Queue[int].
 //
 // Options: WithLevelBits, WithSteps, WithQueueOpWeights, WithoutPanics,
-// WithFailureFile, WithQueueFactory.
+// WithFailureFile, WithCallTimeout, WithQueueFactory.
 func CheckQueue(t *testing.T, opts ...Option) {
 	t.Helper()
 	check(t, false, opts)
@@ -235,7 +242,11 @@ func check(t rapid.TB, wheel bool, opts []Option) {
 		src := harness.RapidSource{T: rt}
 		h, err := s.draw(src)
 		o.fail(rt, err, h)
-		step := func(*rapid.T) { o.fail(rt, h.Step(h.Gen(src, s.weights, o.noPanic)), h) } // Repeat passes rt
+		step := func(*rapid.T) { // Repeat passes rt
+			err := o.step(h, h.Gen(src, s.weights, o.noPanic))
+			o.fatalIfStuck(t, err, h)
+			o.fail(rt, err, h)
+		}
 		if o.steps > 0 {
 			for range o.steps {
 				step(rt)
@@ -272,7 +283,7 @@ func checkBytes(t testing.TB, wheel bool, data []byte, opts []Option) *harness.H
 	h, err := s.draw(src)
 	o.fail(t, err, h)
 	for i := 0; i < maxFuzzCalls && !src.Exhausted(); i++ {
-		o.fail(t, h.Step(h.Gen(src, s.weights, o.noPanic)), h)
+		o.fail(t, o.step(h, h.Gen(src, s.weights, o.noPanic)), h)
 	}
 	return h
 }
@@ -284,16 +295,29 @@ func (o *options) fail(t interface{ Fatalf(string, ...any) }, err error, h *harn
 	}
 }
 
-// failure formats a failure: the difference, then a snippet that replays the
-// trace.
+// failure formats a failure: the difference (or the call that did not
+// return), then a snippet that replays the trace.
 func (o *options) failure(err error, h *harness.Harness) string {
 	if h == nil {
 		return fmt.Sprintf("proptest: %v", err)
 	}
-	tr := h.Trace()
+	what, tr := fmt.Sprintf("the %s differs from the model: %v", h.Kind().Name, err), ""
+	var st *stuckError
+	if errors.As(err, &st) {
+		what, tr = st.msg, st.trace
+	} else {
+		tr = h.Trace()
+	}
+	opts := ")"
+	switch {
+	case h.Kind() == harness.WheelKind && o.wrapped:
+		opts = ", opts...) // opts: this check's options, with your WithWrapper"
+	case h.Kind() == harness.QueueKind && o.queueFactory != nil:
+		opts = ", opts...) // opts: this check's options, with your WithQueueFactory"
+	}
 	lines := strings.Split(strings.TrimRight(tr, "\n"), "\n")
-	return fmt.Sprintf("proptest: the %s differs from the model: %v\n\nReplay it with:\n\n"+
-		"\tproptest.ReplayText(t, `\n\t\t%s\n\t`)\n%s", h.Kind().Name, err, strings.Join(lines, "\n\t\t"), o.writeFailure(tr))
+	return fmt.Sprintf("proptest: %s\n\nReplay it with:\n\n"+
+		"\tproptest.ReplayText(t, `\n\t\t%s\n\t`%s\n%s", what, strings.Join(lines, "\n\t\t"), opts, o.writeFailure(tr))
 }
 
 // writeFailure writes a failing trace to the failure file, if one is set; it
@@ -317,7 +341,10 @@ func (o *options) writeFailure(trace string) string {
 // header says, and the model, failing t at the first difference. Keep such
 // files under testdata/ as regression tests.
 //
-// Options: WithWheelFactory, WithQueueFactory.
+// Options: WithCallTimeout, and those that make the wheel or queue under
+// test: WithWrapper (with WithValues), WithWheelFactory, WithQueueFactory.
+// A trace runs as written: its handlers call back into the wheel whether or
+// not WithReentrantHandlers is given.
 func Replay(t testing.TB, path string, opts ...Option) {
 	t.Helper()
 	text, err := os.ReadFile(path)
@@ -349,7 +376,17 @@ func ReplayText(t testing.TB, text string, opts ...Option) {
 func replay(t testing.TB, name, text string, opts []Option) {
 	t.Helper()
 	o := buildOptions(opts)
-	if err := harness.Replay(text, o.wheelFactory, o.queueFactory); err != nil {
+	h, ops, err := harness.Start(text, o.wheelFactory, o.queueFactory)
+	if err != nil {
 		t.Fatalf("proptest: %s: %v", name, err)
+	}
+	for _, op := range ops {
+		if err := o.step(h, op); err != nil {
+			var st *stuckError
+			if errors.As(err, &st) {
+				t.Fatalf("proptest: %s: %s\nthe trace so far:\n%s", name, st.msg, st.trace)
+			}
+			t.Fatalf("proptest: %s: %v", name, err)
+		}
 	}
 }

@@ -1,39 +1,98 @@
-// Package proptest makes the guarantees of the timing wheel and its priority
-// queue checkable in any test suite. One engine drives both: it draws calls
-// from a weighted mix (adds at and around the edges of the allowed range,
-// removes and reschedules of live, dead and null handles, advances small and
-// large, limited, stop-at-next and FirePastAlarms for the wheel, increases of
-// the minimum for the queue, Shrink, Clear, and handlers that add, remove,
-// reschedule, shrink, panic or are nil), runs each on the implementation and
-// on a plain reference model (its alarms or elements in a slice), and after
-// every call compares every observable (what fired and in which order, every
-// error by its sentinel, every query about the structure and about each
-// handle ever issued, live or dead, All and Stats), checks that nothing
-// fires early or twice and runs Invariant(). It records a trace that
-// replays the run.
+// Package proptest checks a timing wheel, the library's or a wheel of your
+// own, against a plain reference model, in any test suite. One engine drives
+// every front-end: it draws calls from a weighted mix (adds at and around
+// the edges of the allowed range, removes and reschedules of live, dead and
+// null handles, advances small and large, limited, stop-at-next and
+// FirePastAlarms, Shrink, Clear, and handlers that panic, are nil, or call
+// back into the wheel), runs each on the wheel and on the model (its alarms
+// in a slice), and after every call compares every observable: what fired
+// and in which order, every error by its sentinel, every query about the
+// wheel and about each handle ever issued, live or dead. Nothing may fire
+// early, twice or never, and Invariant() must hold. The same checks drive
+// the priority queue (CheckQueue).
 //
 // Front-ends: CheckWheel and CheckQueue run the engine on rapid, which
-// shrinks a failure to a short trace; GopterProperties and RunGopter run it on
-// gopter's commands package (WheelCommands and QueueCommands give the
-// commands alone); CheckWheelBytes and CheckQueueBytes decode the calls from
-// a fuzz input. Options choose the configs or level bits, the operation mix,
-// the number of calls, and the structure under test (WithWheelFactory,
-// WithQueueFactory: check a wrapper of your own).
+// shrinks a failure to a short trace; GopterProperties and RunGopter run it
+// on gopter's commands package; CheckWheelBytes and CheckQueueBytes decode
+// the calls from a fuzz input; Replay and ReplayText run a trace. Options
+// choose the configs, the operation mix, the number of calls and the wheel
+// under test.
 //
-// Replay: every failure prints its trace inside a Go snippet that replays it
-// deterministically (ReplayText); WithFailureFile also writes it to a file,
-// which Replay runs, for example as a regression test under testdata/.
+// # In your CI
 //
-// In your own CI:
+// A complete test file:
 //
-//	func TestWheel(t *testing.T)  { proptest.CheckWheel(t) }
-//	func TestQueue(t *testing.T)  { proptest.CheckQueue(t) }
-//	func TestGopter(t *testing.T) { proptest.RunGopter(t) }
-//	func FuzzWheel(f *testing.F) {
-//		f.Fuzz(func(t *testing.T, b []byte) { proptest.CheckWheelBytes(t, b) })
+//	package myapp_test
+//
+//	import (
+//		"testing"
+//		"time"
+//
+//		"github.com/gotimingwheel/timingwheel/config"
+//		"github.com/gotimingwheel/timingwheel/proptest"
+//		"github.com/gotimingwheel/timingwheel/timingwheel"
+//	)
+//
+//	// The library's wheel and priority queue against reference models.
+//	func TestWheel(t *testing.T) { proptest.CheckWheel(t) }
+//	func TestQueue(t *testing.T) { proptest.CheckQueue(t) }
+//
+//	// Your own wheel: return it from this constructor (here the library's).
+//	// The check calls the methods it has; see proptest.WithWrapper.
+//	func TestMyWheel(t *testing.T) {
+//		proptest.CheckWheel(t, proptest.WithWrapper(func(cfg config.Config, start time.Time) (*timingwheel.Wheel[string], error) {
+//			return timingwheel.NewWithConfig[string](cfg, start)
+//		}))
 //	}
-//	func TestRegressions(t *testing.T) { proptest.Replay(t, "testdata/late-alarm.trace") }
 //
-// then go test ./... -rapid.checks=1000 for a longer run, and
-// go test -fuzz=FuzzWheel -fuzztime=30s.
+// go test -rapid.checks=10000 runs longer. For a fuzz target:
+// f.Fuzz(func(t *testing.T, b []byte) { proptest.CheckWheelBytes(t, b) }),
+// then go test -fuzz=FuzzWheel.
+//
+// # Your own wheel
+//
+// WithWrapper checks a wheel of yours, with any value type: it needs Now,
+// Len, Add and AdvanceClock (WheelOf), and checks every other method of
+// *timingwheel.Wheel it finds. The check's handlers do not call back into
+// the wheel, so a wheel that holds its lock while handlers run passes
+// (WithReentrantHandlers turns such calls on, for wheels that allow them).
+// A call that does not return within 5 seconds (WithCallTimeout) fails the
+// test, naming the call, instead of hanging:
+//
+//	// Locked is a wheel that goroutines share: every call takes the lock,
+//	// held while the handlers run. It has four of the methods WithWrapper
+//	// knows; the check calls and compares exactly those.
+//	type Locked struct {
+//		mu sync.Mutex
+//		w  *timingwheel.Wheel[string]
+//	}
+//
+//	func NewLocked(cfg config.Config, start time.Time) (*Locked, error) {
+//		w, err := timingwheel.NewWithConfig[string](cfg, start)
+//		return &Locked{w: w}, err
+//	}
+//
+//	func (l *Locked) Now() time.Time { l.mu.Lock(); defer l.mu.Unlock(); return l.w.Now() }
+//	func (l *Locked) Len() int       { l.mu.Lock(); defer l.mu.Unlock(); return l.w.Len() }
+//
+//	func (l *Locked) Add(at time.Time, v string) (timingwheel.Alarm, error) {
+//		l.mu.Lock()
+//		defer l.mu.Unlock()
+//		return l.w.Add(at, v)
+//	}
+//
+//	func (l *Locked) AdvanceClock(to time.Time, fired func(timingwheel.Fired[string])) error {
+//		l.mu.Lock()
+//		defer l.mu.Unlock()
+//		return l.w.AdvanceClock(to, fired)
+//	}
+//
+//	func TestLocked(t *testing.T) { proptest.CheckWheel(t, proptest.WithWrapper(NewLocked)) }
+//
+// # Replay
+//
+// Every failure prints its trace inside a snippet that replays it
+// deterministically (ReplayText; with your wheel, pass the check's options
+// too). WithFailureFile also writes the trace to a file; keep it under
+// testdata/ and replay it as a regression test with Replay(t, path).
 package proptest

@@ -123,7 +123,7 @@ func snippet(t *testing.T, report string) (trace, failure string) {
 	t.Helper()
 	const open = "proptest.ReplayText(t, `\n"
 	i := strings.LastIndex(report, open)
-	j := strings.Index(report[i+1:], "`)")
+	j := strings.Index(report[i+1:], "\n\t`")
 	k := strings.LastIndex(report[:max(i, 0)], "differs from the model: ")
 	if i < 0 || j < 0 || k < 0 {
 		t.Fatalf("no failure and replay snippet in the report:\n%s", report)

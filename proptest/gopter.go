@@ -93,7 +93,7 @@ func (c gopterCmd) String() string { return c.format(c.op) }
 
 func (c gopterCmd) Run(sut commands.SystemUnderTest) commands.Result {
 	h := sut.(*harness.Harness)
-	if err := h.Step(c.op); err != nil {
+	if err := c.o.step(h, c.op); err != nil {
 		return c.o.failure(err, h)
 	}
 	return "" // the command's result: "" or the failure's report
@@ -111,11 +111,14 @@ func (c gopterCmd) NextState(state commands.State) commands.State {
 			return &gopterState{err: err}
 		}
 		for _, op := range s.ops {
-			_ = h.Step(op) // a difference here shows again when the command runs
+			_ = c.o.step(h, op) // a difference here shows again when the command runs
 		}
 	}
 	s.used = true
-	_ = h.Step(c.op) // the system under test reports differences
+	_ = c.o.step(h, c.op) // the system under test reports differences
+	if c.o.timedOut != nil {
+		return &gopterState{err: c.o.timedOut} // h is blocked in the call
+	}
 	return &gopterState{h: h, ops: append(s.ops[:len(s.ops):len(s.ops)], c.op)}
 }
 
@@ -149,6 +152,11 @@ func gopterCommands(wheel bool, opts []Option) *commands.ProtoCommands {
 		},
 		GenCommandFunc: func(state commands.State) gopter.Gen {
 			st := state.(*gopterState)
+			if o.timedOut != nil {
+				// A call did not return: every command fails at once with its
+				// message, so that shrinking ends quickly.
+				return gen.Const(commands.Command(gopterCmd{harness.Op{Name: "FirePastAlarms"}, harness.WheelKind.Format, o}))
+			}
 			if st.err != nil {
 				return gen.Fail(reflect.TypeOf((*commands.Command)(nil)).Elem())
 			}

@@ -67,7 +67,20 @@ type Harness struct {
 	stale   bool // a Clear came after dead ended
 	header  string
 	restart func() (*Harness, error)
+	// has reports which methods the structure under test has (nil: all);
+	// noReentry keeps handlers from calling into it (see Wrapper).
+	has       func(method string) bool
+	noReentry bool
+	masked    struct{ from, to []int } // Gen's weights without absent operations
 }
+
+// Has reports whether the structure under test has the method (a wrapper
+// may lack the optional ones): calls it lacks are never drawn and queries it
+// lacks are not compared.
+func (h *Harness) Has(method string) bool { return method == "" || h.has == nil || h.has(method) }
+
+// Reentrant reports whether handlers may call into the structure under test.
+func (h *Harness) Reentrant() bool { return !h.noReentry }
 
 // Kind returns the structure the harness drives.
 func (h *Harness) Kind() *Kind { return h.k }
@@ -76,10 +89,17 @@ func (h *Harness) Kind() *Kind { return h.k }
 func (h *Harness) Restart() (*Harness, error) { return h.restart() }
 
 // Trace returns the text form of the calls run so far, which Replay runs.
-func (h *Harness) Trace() string {
+func (h *Harness) Trace() string { return h.TraceOf(h.ops) }
+
+// Ops returns the calls run so far; the caller must not change them.
+func (h *Harness) Ops() []Op { return h.ops }
+
+// TraceOf returns the text form of ops run on a structure with this
+// harness's header.
+func (h *Harness) TraceOf(ops []Op) string {
 	var b strings.Builder
 	b.WriteString(h.header + "\n")
-	for _, op := range h.ops {
+	for _, op := range ops {
 		b.WriteString(h.k.Format(op) + "\n")
 	}
 	return b.String()
@@ -112,9 +132,26 @@ func (h *Harness) maxID() int {
 // Gen draws the next call: an operation by weights, its arguments from the
 // model's state.
 func (h *Harness) Gen(src Source, weights []int, noPanic bool) Op {
-	op := Op{Name: h.k.ops[weighted(src, "op", weights)].name}
+	op := Op{Name: h.k.ops[weighted(src, "op", h.available(weights))].name}
 	h.sys.gen(h, src, &op, noPanic)
 	return op
+}
+
+// available returns weights with those of the operations the structure
+// under test lacks set to 0.
+func (h *Harness) available(weights []int) []int {
+	if h.has == nil {
+		return weights
+	}
+	if h.masked.to == nil || &h.masked.from[0] != &weights[0] {
+		h.masked.from, h.masked.to = weights, slices.Clone(weights)
+		for i, d := range h.k.ops {
+			if !h.Has(d.name) {
+				h.masked.to[i] = 0
+			}
+		}
+	}
+	return h.masked.to
 }
 
 // Step runs op on both sides, records it in the trace, and checks every
@@ -132,6 +169,12 @@ func (h *Harness) Step(op Op) (err error) {
 	}()
 	if d == nil {
 		return fmt.Errorf("unknown call %q", op.Name)
+	}
+	if !h.Has(op.Name) {
+		return fmt.Errorf("%v: the %s under test has no %s method", h.k.Format(op), h.k.Name, op.Name)
+	}
+	if a := op.Script.Action; !h.Has(actionMethod[a]) {
+		return fmt.Errorf("%v: the handler calls %s, which the %s under test does not have", h.k.Format(op), actionMethod[a], h.k.Name)
 	}
 	if err := h.apply(op, d.kind); err != nil {
 		return fmt.Errorf("%v: %w", h.k.Format(op), err)
@@ -230,7 +273,8 @@ type played[H comparable] struct {
 // play runs a firing call on one side with op's Script as the handler. With
 // check (the implementation) every handler call also checks the alarm it
 // gets: check's own rule (never early), not a member, fired once, not added
-// by this call.
+// by this call. Without re-entrant handlers the checks that call the
+// structure (check's rule, Mem) run after the call returns.
 func play[H comparable](h *Harness, s side[H], handle func(int) H, op Op, addID int,
 	check func(id int, at int64) error) *played[H] {
 	r := &played[H]{}
@@ -244,7 +288,7 @@ func play[H comparable](h *Harness, s side[H], handle func(int) H, op Op, addID 
 		calls++
 		id, err := s.value(a)
 		if err != nil {
-			fail("the value of a %s inside its handler: %v", h.k.thing, err)
+			fail("the value of the %s a handler got: %v", h.k.thing, err)
 			return
 		}
 		at, err := s.at(a)
@@ -252,11 +296,13 @@ func play[H comparable](h *Harness, s side[H], handle func(int) H, op Op, addID 
 			fail("the time (key) of %s %d inside its handler: %v", h.k.thing, id, err)
 		}
 		if check != nil {
-			if err := check(id, at); err != nil {
-				fail("%v", err)
-			}
-			if s.Mem(a) {
-				fail("Mem(id %d) true inside its own handler", id)
+			if h.Reentrant() {
+				if err := check(id, at); err != nil {
+					fail("%v", err)
+				}
+				if h.Has("Mem") && s.Mem(a) {
+					fail("Mem(id %d) true inside its own handler", id)
+				}
 			}
 			switch e := h.ent(id); {
 			case e == nil:
@@ -299,6 +345,13 @@ func play[H comparable](h *Harness, s side[H], handle func(int) H, op Op, addID 
 		}()
 		r.result, r.err = s.fire(op, handler)
 	}()
+	if check != nil && !h.Reentrant() {
+		for _, f := range r.fired {
+			if err := check(f.ID, f.At); err != nil {
+				fail("%v", err)
+			}
+		}
+	}
 	return r
 }
 
@@ -324,7 +377,8 @@ func (h *Harness) fire(op Op) error {
 	case w.panicked != m.panicked:
 		return fmt.Errorf("handler panic reached the caller: %s %v, model %v", h.k.Name, w.panicked, m.panicked)
 	case !slices.Equal(m.fired, w.fired):
-		return fmt.Errorf("%s a different sequence (-model +%s):\n%s", h.k.verb, h.k.Name, cmp.Diff(m.fired, w.fired))
+		return fmt.Errorf("%s a different sequence%s (-model +%s):\n%s", h.k.verb, h.seqSummary(m.fired, w.fired),
+			h.k.Name, cmp.Diff(m.fired, w.fired))
 	case w.result != m.result:
 		return fmt.Errorf("returned %s, model %s", w.result, m.result)
 	case !h.sameErr(w.actErr, m.actErr):
@@ -341,12 +395,51 @@ func (h *Harness) fire(op Op) error {
 	return h.resync()
 }
 
+// seqSummary says in words how what fired differs from the model's: the ids
+// missing and those extra, or that the order or the times differ.
+func (h *Harness) seqSummary(want, got []fired) string {
+	ids := func(fs []fired) map[int]bool {
+		m := map[int]bool{}
+		for _, f := range fs {
+			m[f.ID] = true
+		}
+		return m
+	}
+	w, g := ids(want), ids(got)
+	var missing, extra []string
+	for _, f := range want {
+		if !g[f.ID] {
+			missing = append(missing, fmt.Sprint(f.ID))
+		}
+	}
+	for _, f := range got {
+		if !w[f.ID] {
+			extra = append(extra, fmt.Sprint(f.ID))
+		}
+	}
+	var parts []string
+	if len(missing) > 0 {
+		parts = append(parts, fmt.Sprintf("%s %s not %s", h.k.thing, strings.Join(missing, ", "), h.k.verb))
+	}
+	if len(extra) > 0 {
+		parts = append(parts, fmt.Sprintf("%s %s %s too", h.k.thing, strings.Join(extra, ", "), h.k.verb))
+	}
+	if len(parts) == 0 {
+		return " (the same ids, in another order or with other times)"
+	}
+	return ": " + strings.Join(parts, "; ")
+}
+
 // resync marks as ended the ids that left both sides (removed, cleared, or
 // removed by a handler) and fails when the sides disagree on membership.
 func (h *Harness) resync() error {
 	for i := range h.ents {
 		e := &h.ents[i]
-		in, inM := h.impl.Mem(e.real), h.model.Mem(e.mod)
+		inM := h.model.Mem(e.mod)
+		in := inM // without Mem, Len and what fires show a lost or kept alarm
+		if h.Has("Mem") {
+			in = h.impl.Mem(e.real)
+		}
 		switch {
 		case in != inM:
 			return fmt.Errorf("%s %d: %s Mem %v, model Mem %v", h.k.thing, e.id, h.k.Name, in, inM)
@@ -367,16 +460,34 @@ func (h *Harness) compare() error {
 	}
 	got, want := h.impl.observe(), h.model.observe()
 	for i, q := range h.k.queries {
-		if got[i] != want[i] {
+		if got[i] != want[i] && h.Has(strings.Fields(q)[0]) {
 			return fmt.Errorf("%s: %s, model %s", q, showInt(got[i]), showInt(want[i]))
 		}
 	}
 	for _, e := range h.ents {
-		if g, w := observeOne(h.impl, e.real), observeOne(h.model, e.mod); g != w {
+		if g, w := h.maskOne(observeOne(h.impl, e.real)), h.maskOne(observeOne(h.model, e.mod)); g != w {
 			return fmt.Errorf("%s %d: %s %+v, model %+v", h.k.thing, e.id, h.k.oneQueries, g, w)
 		}
 	}
 	return nil
+}
+
+// maskOne clears the answers of the queries about one handle that the
+// structure under test lacks.
+func (h *Harness) maskOne(v view) view {
+	if h.has == nil {
+		return v
+	}
+	names := strings.Split(h.k.oneQueries, ", ") // Mem, then the three of Vals
+	if !h.Has(names[0]) {
+		v.Mem = false
+	}
+	for i := range v.Vals {
+		if !h.Has(names[i+1]) {
+			v.Vals[i], v.Errs[i] = 0, 0
+		}
+	}
+	return v
 }
 
 // checkAll checks that all yields every live handle once, and nothing else.
@@ -432,12 +543,16 @@ func (h *Harness) genScript(src Source, noPanic bool, lo, hi int64) Script {
 	if src.Intn("scripted", 3) != 0 {
 		return Script{}
 	}
+	acts := h.actions()
 	hs := Script{
 		Call:   1 + src.Intn("scriptAt", 4),
-		Action: actions[src.Intn("scriptAction", len(actions))],
+		Action: acts[src.Intn("scriptAction", len(acts))],
 		Offset: src.Int64Range("scriptOffset", lo, hi),
 	}
 	if hs.Action == ActPanic && noPanic {
+		if !slices.Contains(acts, ActAdd) {
+			return Script{}
+		}
 		hs.Action = ActAdd
 	}
 	switch hs.Action {
@@ -449,6 +564,26 @@ func (h *Harness) genScript(src Source, noPanic bool, lo, hi int64) Script {
 		hs.Target = h.pick(src, "scriptTarget")
 	}
 	return hs
+}
+
+// actionMethod is the method of the structure under test a handler action
+// calls; "" for those that call none.
+var actionMethod = map[string]string{ActAdd: "Add", ActRemove: "Remove", ActReschedule: "Reschedule", ActShrink: "Shrink"}
+
+// actions returns the handler actions genScript may draw: all of them, or
+// without re-entrant handlers those that do not call the structure, and
+// never one that calls a method it lacks.
+func (h *Harness) actions() []string {
+	if h.has == nil && !h.noReentry {
+		return actions
+	}
+	var acts []string
+	for _, a := range actions {
+		if m := actionMethod[a]; m == "" || h.Reentrant() && h.Has(m) {
+			acts = append(acts, a)
+		}
+	}
+	return acts
 }
 
 // Live returns the live ids, ascending (the order they were added in).

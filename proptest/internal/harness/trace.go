@@ -278,16 +278,7 @@ func parseInto(p any, v string) (err error) {
 // header says (nil: the package's own), and its model, comparing them after
 // every call as the checks do; it returns the first difference, or nil.
 func Replay(text string, wf WheelFactory, qf QueueFactory) error {
-	k, kv, ops, err := parseTrace(text)
-	if err != nil {
-		return err
-	}
-	var h *Harness
-	if k == WheelKind {
-		h, err = newWheelFromHeader(kv, wf)
-	} else {
-		h, err = newQueueFromHeader(kv, qf)
-	}
+	h, ops, err := Start(text, wf, qf)
 	if err != nil {
 		return err
 	}
@@ -297,4 +288,23 @@ func Replay(text string, wf WheelFactory, qf QueueFactory) error {
 		}
 	}
 	return nil
+}
+
+// Start parses a trace and starts a harness for its header (see Replay); the
+// caller runs the calls.
+func Start(text string, wf WheelFactory, qf QueueFactory) (*Harness, []Op, error) {
+	k, kv, ops, err := parseTrace(text)
+	if err != nil {
+		return nil, nil, err
+	}
+	var h *Harness
+	if k == WheelKind {
+		h, err = newWheelFromHeader(kv, wf)
+	} else {
+		h, err = newQueueFromHeader(kv, qf)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return h, ops, nil
 }

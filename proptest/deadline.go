@@ -1,0 +1,94 @@
+package proptest
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/gotimingwheel/timingwheel/proptest/internal/harness"
+)
+
+// stuckError is a call of the checks that did not return within the
+// deadline (WithCallTimeout).
+type stuckError struct {
+	msg   string // what did not return, and what to do
+	trace string // the calls so far, the stuck one last
+}
+
+func (e *stuckError) Error() string { return e.msg }
+
+// step runs op on h, in a goroutine of its own, and waits at most the call
+// deadline for it: a call that does not return becomes a *stuckError (and
+// leaves its goroutine blocked; the harness must not be used again).
+func (o *options) step(h *harness.Harness, op harness.Op) error {
+	if o.timedOut != nil {
+		return o.timedOut
+	}
+	ops := h.Ops() // read before the goroutine appends op
+	done := make(chan error, 1)
+	go func() { done <- h.Step(op) }()
+	d := o.timeout
+	if d <= 0 {
+		d = defaultTimeout
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-timer.C:
+	}
+	o.timedOut = &stuckError{msg: o.stuck(h.Kind() == harness.QueueKind, h.Kind().Format(op), d), trace: h.TraceOf(ops) + h.Kind().Format(op) + "\n"}
+	return o.timedOut
+}
+
+// stuck says which call did not return within d, and what to do.
+func (o *options) stuck(queue bool, op string, d time.Duration) string {
+	c := o.calls.cur.Load()
+	var what string
+	switch {
+	case c == nil:
+		what = fmt.Sprintf("the call %s did not return within %v", op, d)
+	case c.parent != nil:
+		what = fmt.Sprintf("%v, called by a handler of %v, did not return within %v", c, c.parent, d)
+	default:
+		what = fmt.Sprintf("%v did not return within %v", c, d)
+	}
+	var hint string
+	switch {
+	case queue && o.queueFactory != nil:
+		hint = "does your queue hold a lock while its handlers run? The checks' handlers call back into it."
+	case queue || !o.wrapped:
+		hint = "a loop that does not end?"
+	case c != nil && c.parent != nil && o.reentrant:
+		hint = "does your wheel hold a lock while its handlers run? The checks' handlers call back into it " +
+			"because of WithReentrantHandlers: use that option only if your wheel allows calls from its handlers."
+	case c != nil && c.parent != nil:
+		hint = "does your wheel hold a lock while its handlers run? This trace's handler calls back into it " +
+			"(handler=...,add, remove, reschedule or shrink), which such a wheel does not allow; the checks " +
+			"draw such handlers only with WithReentrantHandlers."
+	default:
+		hint = "a lock that stays locked: one a panicking handler left locked (the trace's handler=...,panic; " +
+			"unlock with defer, or use WithoutPanics), or a loop that does not end?"
+		if !o.reentrant {
+			hint += " The checks' handlers do not call back into your wheel (WithReentrantHandlers is off)."
+		}
+	}
+	return fmt.Sprintf("%s: %s WithCallTimeout changes the deadline.", what, hint)
+}
+
+// fatalIfStuck fails t at once when err is a call that did not return:
+// rapid would otherwise run the case again and again while it shrinks it,
+// each time waiting out the deadline.
+func (o *options) fatalIfStuck(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, err error, h *harness.Harness) {
+	t.Helper()
+	var st *stuckError
+	if errors.As(err, &st) {
+		t.Fatalf("%s", o.failure(err, h))
+		runtime.Goexit() // Fatalf does not return from a testing.T; nor may this
+	}
+}
