@@ -1,6 +1,7 @@
 package timingwheel
 
 import (
+	"github.com/gotimingwheel/timingwheel/internal/checked"
 	"github.com/gotimingwheel/timingwheel/invariant"
 )
 
@@ -68,4 +69,30 @@ func (w *Wheel[T]) checkTW3() error {
 			w.q.Shift(), w.shift, w.q.MinAllowedKey(), w.now>>w.shift)
 	}
 	return nil
+}
+
+// checkCall is checked mode's check after a mutating call (-tags twcheck):
+// what Invariant checks, in the same order, with the queue's part replaced
+// by the queue's own check after a call (the local checks of what the call
+// touched, or, once per as many calls as the queue has slots and records,
+// or after every call with TWCHECK=full, the whole Queue.Invariant). The
+// wheel's own invariants (CF*, TW1-TW3) cost O(levels): they run after
+// every call.
+func (w *Wheel[T]) checkCall() error {
+	if checked.Full() {
+		return w.Invariant()
+	}
+	if err := w.cfg.Invariant(); err != nil {
+		return err
+	}
+	if err := w.checkTW1(); err != nil {
+		return err
+	}
+	if err := w.checkTW2(); err != nil {
+		return err
+	}
+	if err := w.checkTW3(); err != nil {
+		return err
+	}
+	return w.q.CheckCall()
 }
