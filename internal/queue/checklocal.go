@@ -77,7 +77,8 @@ func (q *Queue[T]) CheckCall() error {
 		q.chk.reset(stamp)
 		return q.Invariant()
 	}
-	err := q.checkLocal()
+	entries, slots, buckets := q.chk.view()
+	err := q.checkLocal(entries, slots, buckets)
 	q.chk.reset(stamp)
 	return err
 }
@@ -111,7 +112,9 @@ func (q *Queue[T]) CheckCost() int {
 	return n
 }
 
-// checkLocal runs the local checks, in this order: the geometry (PQ1, PQ2,
+// checkLocal runs the local checks of a queue whose calls since the last
+// check wrote the entries entries and touched the slots slots and the
+// buckets buckets (bit b for bucket b), in this order: the geometry (PQ1, PQ2,
 // PQ9) and the mode (PQ14); the entries the calls wrote and their
 // neighbours (PQ5, PQ3, PQ4, PQ12 and AP6 for a slot entry, PQ15 for a
 // bucket entry); the slots they touched (PQ16's capacities, then PQ5, PQ3,
@@ -120,7 +123,7 @@ func (q *Queue[T]) CheckCost() int {
 // (PQ10, and PQ6's due count) when it is short; the queue's count (PQ6);
 // the cached minimum (PQ8) when finding the minimum walks only short slots;
 // the records in use (PQ11).
-func (q *Queue[T]) checkLocal() error {
+func (q *Queue[T]) checkLocal(entries, slots []chkRef, buckets uint64) error {
 	if err := q.checkPQ1(); err != nil {
 		return err
 	}
@@ -133,7 +136,6 @@ func (q *Queue[T]) checkLocal() error {
 	if err := q.checkPQ14(); err != nil {
 		return err
 	}
-	entries, slots, buckets := q.chk.view()
 	maxKey := q.MaxAllowedKey()
 	for k, ref := range entries {
 		if q.walked(ref, buckets) {
