@@ -1,7 +1,6 @@
 package timingwheel
 
 import (
-	"github.com/gotimingwheel/timingwheel/internal/checked"
 	"github.com/gotimingwheel/timingwheel/invariant"
 )
 
@@ -24,6 +23,15 @@ import (
 // An alarm's interval number is derived from its time (at >> A), never stored
 // apart from it, so "an alarm's interval is that of its time" holds by
 // construction and is not checked at run time. Cost: O(slots + alarms).
+//
+// Checked mode: built with -tags twcheck, every mutating call checks what it
+// touched (the slots and records it changed, the counters, the cached
+// minimum, the clock) and panics naming the call, its arguments and the
+// invariant at the first violation; Invariant itself runs once per as many
+// calls as the wheel has slots and records, so checked mode costs a few
+// times an unchecked call whatever the wheel holds. With TWCHECK=full in the
+// environment, Invariant runs after every call instead: thorough, and
+// O(slots + alarms) per call, for small tests.
 func (w *Wheel[T]) Invariant() error {
 	if err := w.cfg.Invariant(); err != nil {
 		return err
@@ -79,9 +87,6 @@ func (w *Wheel[T]) checkTW3() error {
 // wheel's own invariants (CF*, TW1-TW3) cost O(levels): they run after
 // every call.
 func (w *Wheel[T]) checkCall() error {
-	if checked.Full() {
-		return w.Invariant()
-	}
 	if err := w.cfg.Invariant(); err != nil {
 		return err
 	}
