@@ -19,11 +19,15 @@ import (
 //	go test -run '^$' -bench CheckedSimulation -count 5 ./timingwheel
 //	go test -tags twcheck -run '^$' -bench CheckedSimulation -count 5 ./timingwheel
 //
-// With the tag the whole Invariant() runs once per about as many calls as
-// the wheel has slots and records (27,000 here, so once per about 7,000
-// events, four checked calls each): at the default -benchtime every
-// measurement includes dozens of them. TWCHECK=full, the whole check
-// after every call, makes an op cost milliseconds here.
+// With the tag the whole Invariant() runs once per as many calls that
+// change the queue as the wheel has slots and records (about 27,000 here:
+// once per about 13,000 events, two such calls each), so a measurement
+// needs far more events than that: at the default -benchtime it has
+// millions. TWCHECK=full, the whole check after every call, makes an op
+// cost milliseconds here. On a loaded machine compare CPU time rather than
+// ns/op: run the test binary at -benchtime 400000x and 800000x (-cpu 1)
+// under perf stat -e task-clock and divide the difference by 400,000
+// (docs/invariants.md, Checked mode, gives the numbers: about 5x).
 func BenchmarkCheckedSimulation(b *testing.B) {
 	for _, mean := range []time.Duration{time.Millisecond, time.Microsecond} {
 		b.Run("mean="+mean.String(), func(b *testing.B) { checkedSimulation(b, mean) })
