@@ -46,7 +46,10 @@
 //
 // Invariant checks the structure and names the first broken invariant by its
 // ID (PQ1-PQ16 and the record pool's AP1-AP9); docs/invariants.md states each
-// as a formula. Build with -tags twcheck to run it after every mutating call.
+// as a formula. Built with -tags twcheck (checked mode), every mutating call
+// checks what it touched and panics at a violation, and Invariant runs once
+// per as many calls as the queue has slots and records, or after every call
+// with TWCHECK=full in the environment.
 //
 // A Queue is not safe for concurrent use.
 package priorityqueue

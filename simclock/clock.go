@@ -222,6 +222,7 @@ type Clock struct {
 	earlyKept   int       // live entries at the last compaction or leaveTiny
 	sorted      bool      // 1 ns precision: the wheel fires in time order
 	chunk       int       // how many alarms an advance takes from the wheel at a time: defaultChunk
+	chk         chkSched  // checked mode's schedule of whole checks (checked.go); no size without -tags twcheck
 	waiters     int
 	blocked     []*blocked              // goroutines waiting for a waiter count
 	inCall      bool                    // a callback is running (on the driving goroutine)

@@ -72,7 +72,7 @@ func (c *Clock) invariant() error {
 // check runs the invariants in checked mode (-tags twcheck); c.mu is held.
 func (c *Clock) check(call string) {
 	if checked.On {
-		if err := c.invariant(); err != nil {
+		if err := c.checkCall(); err != nil {
 			checked.Fail("simclock.Clock."+call, nil, err)
 		}
 	}

@@ -23,6 +23,15 @@ import (
 // An alarm's interval number is derived from its time (at >> A), never stored
 // apart from it, so "an alarm's interval is that of its time" holds by
 // construction and is not checked at run time. Cost: O(slots + alarms).
+//
+// Checked mode: built with -tags twcheck, every mutating call checks what it
+// touched (the slots and records it changed, the counters, the cached
+// minimum, the clock) and panics naming the call, its arguments and the
+// invariant at the first violation; Invariant itself runs once per as many
+// calls as the wheel has slots and records, so checked mode costs a few
+// times an unchecked call whatever the wheel holds. With TWCHECK=full in the
+// environment, Invariant runs after every call instead: thorough, and
+// O(slots + alarms) per call, for small tests.
 func (w *Wheel[T]) Invariant() error {
 	if err := w.cfg.Invariant(); err != nil {
 		return err
@@ -68,4 +77,27 @@ func (w *Wheel[T]) checkTW3() error {
 			w.q.Shift(), w.shift, w.q.MinAllowedKey(), w.now>>w.shift)
 	}
 	return nil
+}
+
+// checkCall is checked mode's check after a mutating call (-tags twcheck):
+// what Invariant checks, in the same order, with the queue's part replaced
+// by the queue's own check after a call (the local checks of what the call
+// touched, or, once per as many calls as the queue has slots and records,
+// or after every call with TWCHECK=full, the whole Queue.Invariant). The
+// wheel's own invariants (CF*, TW1-TW3) cost O(levels): they run after
+// every call.
+func (w *Wheel[T]) checkCall() error {
+	if err := w.cfg.Invariant(); err != nil {
+		return err
+	}
+	if err := w.checkTW1(); err != nil {
+		return err
+	}
+	if err := w.checkTW2(); err != nil {
+		return err
+	}
+	if err := w.checkTW3(); err != nil {
+		return err
+	}
+	return w.q.CheckCall()
 }

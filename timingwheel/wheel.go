@@ -212,11 +212,10 @@ func NewWithConfig[T any](cfg config.Config, start time.Time) (*Wheel[T], error)
 	return w, nil
 }
 
-// check runs the invariants after a mutating call in checked mode.
-func (w *Wheel[T]) check(call string, args ...any) {
-	if err := w.Invariant(); err != nil {
-		checked.Fail("timingwheel."+call, args, err)
-	}
+// fail is checked mode's report of a violation err that checkCall found
+// after a call: it panics naming the call and its arguments.
+func (w *Wheel[T]) fail(call string, err error, args ...any) {
+	checked.Fail("timingwheel."+call, args, err)
 }
 
 func toNanos(t time.Time) (int64, error) {
@@ -407,7 +406,9 @@ func (w *Wheel[T]) Add(at time.Time, v T) (Alarm, error) {
 	// The test admits exactly the times the queue admits.
 	a := w.q.AddTimeChecked(ns, v)
 	if checked.On {
-		w.check("Add", at)
+		if err := w.checkCall(); err != nil {
+			w.fail("Add", err, at)
+		}
 	}
 	return a, nil
 }
@@ -420,7 +421,9 @@ func (w *Wheel[T]) AddAtIntervalNum(n int64, v T) (Alarm, error) {
 	}
 	a, err := w.q.AddTime(n<<w.shift, v)
 	if checked.On {
-		w.check("AddAtIntervalNum", n)
+		if err := w.checkCall(); err != nil {
+			w.fail("AddAtIntervalNum", err, n)
+		}
 	}
 	return a, err
 }
@@ -432,7 +435,9 @@ func (w *Wheel[T]) Mem(a Alarm) bool { return w.q.Mem(a) }
 func (w *Wheel[T]) Remove(a Alarm) error {
 	err := w.q.Remove(a)
 	if checked.On {
-		w.check("Remove", a)
+		if err := w.checkCall(); err != nil {
+			w.fail("Remove", err, a)
+		}
 	}
 	return err
 }
@@ -449,7 +454,9 @@ func (w *Wheel[T]) Reschedule(a Alarm, at time.Time) error {
 	// only for a handle that is not in the wheel: one lookup on the hot path.
 	err = w.q.ChangeTimeChecked(a, ns)
 	if checked.On {
-		w.check("Reschedule", a, at)
+		if err := w.checkCall(); err != nil {
+			w.fail("Reschedule", err, a, at)
+		}
 	}
 	return err
 }
@@ -462,7 +469,9 @@ func (w *Wheel[T]) RescheduleAtIntervalNum(a Alarm, n int64) error {
 	}
 	err := w.q.ChangeTime(a, n<<w.shift)
 	if checked.On {
-		w.check("RescheduleAtIntervalNum", a, n)
+		if err := w.checkCall(); err != nil {
+			w.fail("RescheduleAtIntervalNum", err, a, n)
+		}
 	}
 	return err
 }
@@ -480,7 +489,9 @@ func (w *Wheel[T]) invalidOr(a Alarm, err error) error {
 func (w *Wheel[T]) Clear() {
 	w.q.Clear()
 	if checked.On {
-		w.check("Clear")
+		if err := w.checkCall(); err != nil {
+			w.fail("Clear", err)
+		}
 	}
 }
 
@@ -525,7 +536,9 @@ func (w *Wheel[T]) Stats() Stats {
 func (w *Wheel[T]) Shrink() {
 	w.q.Shrink()
 	if checked.On {
-		w.check("Shrink")
+		if err := w.checkCall(); err != nil {
+			w.fail("Shrink", err)
+		}
 	}
 }
 
@@ -563,7 +576,9 @@ func (w *Wheel[T]) AdvanceClock(to time.Time, fired func(Fired[T])) error {
 	w.q.CollectTo(w.key(w.now), 0)
 	w.q.FireDue(adapt(fired))
 	if checked.On {
-		w.check("AdvanceClock", to)
+		if err := w.checkCall(); err != nil {
+			w.fail("AdvanceClock", err, to)
+		}
 	}
 	return nil
 }
@@ -603,7 +618,9 @@ func (w *Wheel[T]) AdvanceClockLimit(to time.Time, limit int, fired func(Fired[T
 	}
 	n = w.q.FireDue(adapt(fired))
 	if checked.On {
-		w.check("AdvanceClockLimit", to, limit)
+		if err := w.checkCall(); err != nil {
+			w.fail("AdvanceClockLimit", err, to, limit)
+		}
 	}
 	return n, done, nil
 }
@@ -614,7 +631,9 @@ func (w *Wheel[T]) AdvanceClockLimit(to time.Time, limit int, fired func(Fired[T
 func (w *Wheel[T]) FirePastAlarms(fired func(Fired[T])) {
 	w.q.RemoveAtMinKey(w.now, adapt(fired))
 	if checked.On {
-		w.check("FirePastAlarms")
+		if err := w.checkCall(); err != nil {
+			w.fail("FirePastAlarms", err)
+		}
 	}
 }
 
@@ -645,7 +664,9 @@ func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T]
 	}
 	w.q.RemoveAtMinKey(w.now, adapt(fired))
 	if checked.On {
-		w.check("AdvanceClockStopAtNextAlarm", to)
+		if err := w.checkCall(); err != nil {
+			w.fail("AdvanceClockStopAtNextAlarm", err, to)
+		}
 	}
 	return nil
 }

@@ -136,6 +136,8 @@ type Queue[T any] struct {
 
 	counts Counts
 
+	chk chkLog // checked mode's log of what calls touched (checklocal.go); no size without -tags twcheck
+
 	rad radix // small mode's radix heap (small.go)
 }
 
@@ -161,13 +163,6 @@ type Counts struct {
 
 // Counts returns the cumulative counters.
 func (q *Queue[T]) Counts() Counts { return q.counts }
-
-// check runs the invariants after a mutating call in checked mode.
-func (q *Queue[T]) check(call string, args ...any) {
-	if err := q.Invariant(); err != nil {
-		checked.Fail("priorityqueue."+call, args, err)
-	}
-}
 
 // New returns an empty queue with the given level bits and room for capacity
 // elements before it allocates; MinAllowedKey is 0. Each level i allocates 2^b_i
@@ -310,7 +305,9 @@ func (q *Queue[T]) Add(key int64, v T) (pool.Handle, error) {
 	}
 	a := q.add(key<<q.shift, key, v)
 	if checked.On {
-		q.check("Add", key)
+		if err := q.CheckCall(); err != nil {
+			q.fail("Add", err, key)
+		}
 	}
 	return a, nil
 }
@@ -323,7 +320,9 @@ func (q *Queue[T]) AddTime(t int64, v T) (pool.Handle, error) {
 	}
 	a := q.add(t, t>>(q.shift&63), v) // as in keyOf
 	if checked.On {
-		q.check("AddTime", t)
+		if err := q.CheckCall(); err != nil {
+			q.fail("AddTime", err, t)
+		}
 	}
 	return a, nil
 }
@@ -335,7 +334,9 @@ func (q *Queue[T]) AddTime(t int64, v T) (pool.Handle, error) {
 func (q *Queue[T]) AddTimeChecked(t int64, v T) pool.Handle {
 	a := q.add(t, t>>(q.shift&63), v) // as in keyOf
 	if checked.On {
-		q.check("AddTimeChecked", t)
+		if err := q.CheckCall(); err != nil {
+			q.fail("AddTimeChecked", err, t)
+		}
 	}
 	return a
 }
@@ -488,7 +489,9 @@ func (q *Queue[T]) Remove(a pool.Handle) error {
 	q.pool.Free(i)
 	q.counts.Removed++
 	if checked.On {
-		q.check("Remove", a)
+		if err := q.CheckCall(); err != nil {
+			q.fail("Remove", err, a)
+		}
 	}
 	return nil
 }
@@ -508,7 +511,9 @@ func (q *Queue[T]) Change(a pool.Handle, key int64) error {
 	q.rec(i).Time = key << q.shift
 	q.insert(i, key)
 	if checked.On {
-		q.check("Change", a, key)
+		if err := q.CheckCall(); err != nil {
+			q.fail("Change", err, a, key)
+		}
 	}
 	return nil
 }
@@ -524,7 +529,9 @@ func (q *Queue[T]) ChangeTime(a pool.Handle, t int64) error {
 	}
 	q.changeTime(i, t)
 	if checked.On {
-		q.check("ChangeTime", a, t)
+		if err := q.CheckCall(); err != nil {
+			q.fail("ChangeTime", err, a, t)
+		}
 	}
 	return nil
 }
@@ -546,7 +553,9 @@ func (q *Queue[T]) ChangeTimeChecked(a pool.Handle, t int64) error {
 	}
 	q.changeTime(i, t)
 	if checked.On {
-		q.check("ChangeTimeChecked", a, t)
+		if err := q.CheckCall(); err != nil {
+			q.fail("ChangeTimeChecked", err, a, t)
+		}
 	}
 	return nil
 }
@@ -786,7 +795,9 @@ func (q *Queue[T]) IncreaseMinAllowedKey(key int64, removed func(Element[T])) er
 	q.CollectTo(key, 0)
 	q.FireDue(removed)
 	if checked.On {
-		q.check("IncreaseMinAllowedKey", key)
+		if err := q.CheckCall(); err != nil {
+			q.fail("IncreaseMinAllowedKey", err, key)
+		}
 	}
 	return nil
 }
@@ -1132,7 +1143,9 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) {
 	q.dueAtMinKey(maxTime)
 	q.FireDue(removed)
 	if checked.On {
-		q.check("RemoveAtMinKey", maxTime)
+		if err := q.CheckCall(); err != nil {
+			q.fail("RemoveAtMinKey", err, maxTime)
+		}
 	}
 }
 
@@ -1143,7 +1156,9 @@ func (q *Queue[T]) TakeAtMinKey(maxTime int64, take func(v T)) {
 	q.dueAtMinKey(maxTime)
 	q.TakeDue(take)
 	if checked.On {
-		q.check("TakeAtMinKey", maxTime)
+		if err := q.CheckCall(); err != nil {
+			q.fail("TakeAtMinKey", err, maxTime)
+		}
 	}
 }
 
@@ -1281,7 +1296,7 @@ func (q *Queue[T]) Shrink() {
 	q.firing = slices.Clip(q.firing)
 	q.scratch = nil
 	if checked.On {
-		q.check("Shrink")
+		q.checkFull("Shrink")
 	}
 }
 
@@ -1338,6 +1353,6 @@ func (q *Queue[T]) Clear() {
 	q.firing = q.firing[:0]
 	q.epoch++
 	if checked.On {
-		q.check("Clear")
+		q.checkFull("Clear")
 	}
 }
