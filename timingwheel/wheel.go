@@ -709,7 +709,9 @@ func (w *Wheel[T]) Step(fired func(Fired[T])) bool {
 	}
 	w.q.RemoveAtMinKey(w.now, adapt(fired))
 	if checked.On {
-		w.check("Step")
+		if err := w.checkCall(); err != nil {
+			w.fail("Step", err)
+		}
 	}
 	return w.q.Counts().Fired != before
 }
