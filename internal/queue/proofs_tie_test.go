@@ -1,7 +1,7 @@
 package queue
 
 // The tie between the Go code and the proofs in proofs/ (levels.mlw,
-// queue.mlw, small.mlw): the proofs state properties of formulas written
+// keys.mlw, small.mlw): the proofs state properties of formulas written
 // with the Go code's operations; these tests check, on boundary and random
 // values, that the Go functions compute those formulas, here written out in
 // exact integer arithmetic (math/big) from their mathematical definitions
@@ -131,6 +131,11 @@ func TestProofTieGeometry(t *testing.T) {
 				}
 				prevMax = mx
 				s += ub
+			}
+			// The reach (open/levels_open.mlw, pq1_reach_step by induction):
+			// the top level ends at min0 + 2^B - 1 or later, or at MaxKey.
+			if want := bigMin(new(big.Int).Sub(new(big.Int).Add(big.NewInt(m0), pow2(s)), bigOne), maxKey); prevMax.Cmp(want) < 0 {
+				t.Fatalf("layout %v min0 %d: top level ends at %v, before %v", layout, m0, prevMax, want)
 			}
 		}
 	}
@@ -276,7 +281,7 @@ func TestProofTieBucket(t *testing.T) {
 }
 
 // TestProofTieBitmapNext: bitmap.next(from) is the smallest set index >=
-// from (queue.mlw pq7_next_in_word_*), against a scan of has.
+// from (keys.mlw pq7_next_in_word_*), against a scan of has.
 func TestProofTieBitmapNext(t *testing.T) {
 	r := rand.New(rand.NewPCG(34, 5))
 	for _, n := range []int{1, 2, 63, 64, 65, 128, 200, 1 << 11} {
