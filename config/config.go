@@ -58,6 +58,18 @@ func FloorPow2(d time.Duration) (AlarmPrecision, error) {
 	return min(AlarmPrecision(bits.Len64(uint64(d))-1), MaxPrecisionLog2), nil
 }
 
+// PrecisionFor returns the alarm precision a wheel asked for precision d
+// gets: the largest power of two nanoseconds <= d, at most 2^61 ns (0 for
+// d <= 0, which New and NewFromDuration reject). timingwheel.New and
+// NewFromDuration round this way; time.Millisecond gives 524.288µs.
+func PrecisionFor(d time.Duration) time.Duration {
+	p, err := FloorPow2(d)
+	if err != nil {
+		return 0
+	}
+	return p.Duration()
+}
+
 // Log2 returns the exponent A of the precision 2^A ns.
 func (p AlarmPrecision) Log2() int { return int(p) }
 
@@ -152,6 +164,17 @@ func New(p AlarmPrecision, opts ...Option) (Config, error) {
 	return c, nil
 }
 
+// NewFromDuration is New with the precision given as a duration: the
+// largest power of two nanoseconds <= precision (PrecisionFor tells which).
+// Errors: ErrNonPositivePrecision when precision <= 0, then those of New.
+func NewFromDuration(precision time.Duration, opts ...Option) (Config, error) {
+	p, err := FloorPow2(precision)
+	if err != nil {
+		return Config{}, err
+	}
+	return New(p, opts...)
+}
+
 // MicrosecondPrecision returns the config for precision 2^10 ns with level bits
 // [10 10 6 6 5 3]: a small wheel (about 3.3k slots) that reaches 2^50 ns, about
 // 13 days.
@@ -233,8 +256,8 @@ func (c Config) String() string {
 }
 
 // Invariant checks CF1-CF4, in that order, and returns nil or an
-// *invariant.Violation naming the first one broken. docs/invariants.md states
-// each and names the function that checks it (checkCF1 checks CF1).
+// *invariant.Violation naming the first one broken by its ID
+// (docs/invariants.md states each).
 func (c Config) Invariant() error {
 	if err := c.checkCF1(); err != nil {
 		return err
