@@ -6,6 +6,7 @@ package timingwheel_test
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/config"
+	"github.com/gotimingwheel/timingwheel/levelbits"
 	"github.com/gotimingwheel/timingwheel/priorityqueue"
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
@@ -250,11 +252,107 @@ func TestErrorsNameTheirPackage(t *testing.T) {
 	b, err := q.Add(3, 1)
 	ok(t, err)
 	ok(t, q.Remove(b))
+	if _, err := q.Add(-5, 2); !errors.Is(err, priorityqueue.ErrKeyOutOfRange) ||
+		!strings.HasPrefix(err.Error(), "priorityqueue: ") || !strings.Contains(err.Error(), "-5") {
+		t.Errorf("queue Add(-5): %v, want ErrKeyOutOfRange naming priorityqueue and -5", err)
+	}
 	_, errKey := q.Key(b)
 	for name, err := range map[string]error{"Remove": q.Remove(b), "Change": q.Change(b, 4), "Key": errKey} {
 		if !errors.Is(err, priorityqueue.ErrInvalidAlarm) || errors.Is(err, timingwheel.ErrInvalidAlarm) ||
 			!strings.HasPrefix(err.Error(), "priorityqueue: alarm is not in the queue") {
 			t.Errorf("queue %s of a removed element: %v", name, err)
 		}
+	}
+}
+
+// Package config's doc: a wheel accepts alarms in at least 2^(sum of the
+// level bits) intervals, the current one included, wherever the clock
+// stands, and
+// up to MaxTime with the default level bits or WithOverflow. New's doc: the
+// default level bits reach every time up to MaxTime. MicrosecondPrecision
+// has 2,216 slots and reaches 2^50 ns from the start of the current
+// interval (unless MaxTime is nearer).
+func TestReachOfLevelBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	starts := func() []int64 {
+		xs := []int64{0, 1, 1<<40 + 12345, timingwheel.MaxTime.UnixNano() - 1<<30, timingwheel.MaxTime.UnixNano()}
+		for range 20 {
+			xs = append(xs, r.Int64N(timingwheel.MaxTime.UnixNano()))
+		}
+		return xs
+	}()
+	for _, bits := range [][]int{{1}, {2, 1}, {3, 3, 3}, {10, 10, 6, 6, 5, 3}, {5, 1, 7}, {11, 10, 10}} {
+		lb, err := levelbits.New(bits...)
+		ok(t, err)
+		for _, prec := range []config.AlarmPrecision{0, 3, 19, 30} {
+			for _, overflow := range []bool{false, true} {
+				opts := []config.Option{config.WithLevelBits(lb)}
+				if overflow {
+					opts = append(opts, config.WithOverflow())
+				}
+				cfg, err := config.New(prec, opts...)
+				ok(t, err)
+				ok(t, cfg.Invariant())
+				sum := cfg.LevelBits().NumBits()
+				for _, s := range starts {
+					w, err := timingwheel.NewWithConfig[int](cfg, time.Unix(0, s))
+					ok(t, err)
+					ahead := w.MaxAllowedAlarmIntervalNum() - w.NowIntervalNum()
+					if w.MaxAllowedAlarmIntervalNum() < w.MaxIntervalNum() && ahead < int64(1)<<sum-1 {
+						t.Errorf("bits %v, precision %v, start %d: %d intervals ahead, want at least 2^%d-1", bits, prec, s, ahead, sum)
+					}
+					if overflow && !w.MaxAllowedAlarmTime().Equal(timingwheel.MaxTime) {
+						t.Errorf("bits %v with overflow, precision %v, start %d: reach %v, want MaxTime", bits, prec, s, w.MaxAllowedAlarmTime())
+					}
+				}
+			}
+		}
+	}
+	for _, d := range []time.Duration{1, time.Microsecond, time.Millisecond, time.Second, time.Hour, 1 << 62} {
+		for _, s := range starts {
+			w, err := timingwheel.New[int](time.Unix(0, s), d)
+			ok(t, err)
+			if !w.MaxAllowedAlarmTime().Equal(timingwheel.MaxTime) {
+				t.Errorf("New(start %d, %v): reach %v, want MaxTime", s, d, w.MaxAllowedAlarmTime())
+			}
+		}
+	}
+	c := config.MicrosecondPrecision()
+	slots := 0
+	for _, b := range c.LevelBits().Bits() {
+		slots += 1 << b
+	}
+	if slots != 2216 {
+		t.Errorf("MicrosecondPrecision has %d slots, its doc says 2,216", slots)
+	}
+	for _, s := range starts {
+		w, err := timingwheel.NewWithConfig[int](c, time.Unix(0, s))
+		ok(t, err)
+		is, err := w.IntervalStart(w.Now())
+		ok(t, err)
+		if reach := w.MaxAllowedAlarmTime().Sub(is) + 1; reach < 1<<50 && !w.MaxAllowedAlarmTime().Equal(timingwheel.MaxTime) {
+			t.Errorf("MicrosecondPrecision from %d reaches %v ahead, want 2^50 ns", s, reach)
+		}
+	}
+}
+
+// WithCapacity's doc: New fails with ErrInvalidConfig unless
+// 0 <= n <= config.MaxCapacity.
+func TestWithCapacityRange(t *testing.T) {
+	for _, n := range []int{-1, math.MinInt} {
+		if _, err := timingwheel.New[int](time.Unix(0, 0), time.Millisecond, timingwheel.WithCapacity(n)); !errors.Is(err, timingwheel.ErrInvalidConfig) ||
+			!errors.Is(err, config.ErrCapacityOutOfRange) {
+			t.Errorf("WithCapacity(%d): %v, want ErrInvalidConfig wrapping config.ErrCapacityOutOfRange", n, err)
+		}
+	}
+	if big := int64(config.MaxCapacity) + 1; big <= math.MaxInt {
+		if _, err := timingwheel.New[int](time.Unix(0, 0), time.Millisecond, timingwheel.WithCapacity(int(big))); !errors.Is(err, timingwheel.ErrInvalidConfig) {
+			t.Errorf("WithCapacity(MaxCapacity+1): %v, want ErrInvalidConfig", err)
+		}
+	}
+	w, err := timingwheel.New[int](time.Unix(0, 0), time.Millisecond, timingwheel.WithCapacity(100))
+	ok(t, err)
+	if st := w.Stats(); st.Capacity < 100 {
+		t.Errorf("WithCapacity(100): Stats().Capacity %d", st.Capacity)
 	}
 }

@@ -147,8 +147,9 @@ const maxTimeNs = queue.MaxKey // 2^62-1 ns after the epoch
 // are out of range.
 var MaxTime = time.Unix(0, maxTimeNs).UTC()
 
-// Errors, usable with errors.Is. Each returned error wraps one of them with the
-// values involved and the allowed range. A call that fails changes nothing.
+// Errors, usable with errors.Is. Each error a method returns wraps one of
+// them and names the value it got and, where there is one, the range it
+// allows. A call that fails changes nothing.
 var (
 	ErrTimeOutOfRange        = errors.New("timingwheel: time out of range")
 	ErrIntervalNumOutOfRange = errors.New("timingwheel: interval number out of range")
@@ -190,12 +191,11 @@ func adapt[T any](fired func(Fired[T])) func(queue.Element[T]) {
 // WithOverflow, or any option of package config (config.WithLevelBits).
 type Option = config.Option
 
-// WithCapacity sets how many alarms the wheel holds before its alarm records
-// grow (default 0: grow on demand). A wheel that knows its peak load makes
-// its records, and its stack of free ones, up front, so no add or removal
-// copies them; the slots' vectors still grow to what the load needs on
-// first use, and are reused after that (docs/design.md). At most
-// config.MaxCapacity.
+// WithCapacity sets how many alarms the wheel has room for before it
+// allocates more (default 0: grow on demand). With the peak load as its
+// capacity, a wheel never copies its alarm records as it fills; its slots
+// still allocate on first use, and reuse that memory after (docs/design.md).
+// New fails with ErrInvalidConfig unless 0 <= n <= config.MaxCapacity.
 func WithCapacity(n int) Option { return config.WithCapacity(n) }
 
 // WithOverflow lets the wheel accept alarms at any time up to MaxTime,
@@ -486,8 +486,9 @@ func (w *Wheel[T]) Remove(a Alarm) error {
 	return err
 }
 
-// Reschedule moves a to time at, keeping its handle and value; a goes to the
-// back of its new interval. Errors: ErrInvalidAlarm, then those of Add.
+// Reschedule moves a to time at, keeping its handle and value; a then fires
+// after the alarms already at that time (and in that interval), as an alarm
+// added now would (see Add). Errors: ErrInvalidAlarm, then those of Add.
 // Cost: O(levels).
 func (w *Wheel[T]) Reschedule(a Alarm, at time.Time) error {
 	ns, err := w.checkAt(at)
@@ -525,7 +526,8 @@ func (w *Wheel[T]) invalidOr(a Alarm, err error) error {
 	return err
 }
 
-// Clear removes every alarm; every handle becomes invalid. The clock stays.
+// Clear removes every alarm; every handle becomes invalid, for good. The
+// clock stays. Cost: O(slots + records).
 func (w *Wheel[T]) Clear() {
 	w.q.Clear()
 	if checked.On {
@@ -749,10 +751,11 @@ func (w *Wheel[T]) Step(fired func(Fired[T])) bool {
 }
 
 // NextAlarmFiresAt returns the earliest time to which AdvanceClock fires an
-// alarm: the start of the interval after the earliest alarm's interval. It is
-// false when the wheel is empty or the earliest alarm is in the last interval
-// (which no advance fires; use FirePastAlarms at MaxTime). Cost: O(1) when the
-// minimum is cached, which it is after every advance and add.
+// alarm: the start of the interval after the earliest alarm's interval, not
+// that alarm's time (MinAlarmTimeInMinInterval is). It is false when the
+// wheel is empty or the earliest alarm is in the last interval (which no
+// advance fires; use Step or FirePastAlarms at MaxTime). Cost: as
+// MinAlarmIntervalNum.
 func (w *Wheel[T]) NextAlarmFiresAt() (time.Time, bool) {
 	k, ok := w.q.MinKey()
 	if !ok || k >= w.maxIntervalNum {
@@ -762,13 +765,16 @@ func (w *Wheel[T]) NextAlarmFiresAt() (time.Time, bool) {
 }
 
 // MinAlarmIntervalNum returns the smallest interval number of any alarm, or
-// false when the wheel is empty.
+// false when the wheel is empty. Cost: O(1) when the wheel has its minimum
+// cached, as it has after a query until an alarm leaves or the clock moves;
+// otherwise O(levels + the alarms of one slot per level).
 func (w *Wheel[T]) MinAlarmIntervalNum() (int64, bool) { return w.q.MinKey() }
 
 // MinAlarmTimeInMinInterval returns the earliest time among the alarms of the
-// smallest interval, or false when the wheel is empty. Every alarm of that
-// interval counts, whatever level it sits on (the original looks at one list
-// and can answer wrong).
+// smallest interval, or false when the wheel is empty: the exact time of the
+// next event, which a simulation loop reads before Step (see Simulation in
+// the package doc). Overdue alarms count too. Cost: as MinAlarmIntervalNum,
+// plus the alarms sharing a slot with that interval's.
 func (w *Wheel[T]) MinAlarmTimeInMinInterval() (time.Time, bool) {
 	lo, _, ok := w.q.MinKeyTimes()
 	if !ok {
@@ -778,7 +784,8 @@ func (w *Wheel[T]) MinAlarmTimeInMinInterval() (time.Time, bool) {
 }
 
 // MaxAlarmTimeInMinInterval returns the latest time among the alarms of the
-// smallest interval, or false when the wheel is empty.
+// smallest interval, or false when the wheel is empty. Cost: as
+// MinAlarmTimeInMinInterval.
 func (w *Wheel[T]) MaxAlarmTimeInMinInterval() (time.Time, bool) {
 	_, hi, ok := w.q.MinKeyTimes()
 	if !ok {
