@@ -87,8 +87,8 @@
 // # Handlers
 //
 // A handler runs with the clock already where its call moves it: at to for
-// AdvanceClock, at the alarm's time for Step. It may call any method of the
-// wheel. Inside it, the firing alarm is no longer a member (Mem is false)
+// AdvanceClock, at the alarm's time for Step (or later, for an overdue alarm
+// that fires first). It may call any method of the wheel. Inside it, the firing alarm is no longer a member (Mem is false)
 // but AlarmAt, AlarmValue and AlarmIntervalNum still answer for it. What a
 // firing call fires is fixed before its first handler runs: an alarm a
 // handler removes or reschedules before its turn does not fire in this call,
@@ -111,8 +111,8 @@
 // # Errors
 //
 // A call that fails changes nothing and returns an error that wraps one of
-// the Err variables (use errors.Is) and names the value it got and the range
-// it allows. A handle that is not in the wheel (removed, fired, cleared, the
+// the Err variables (use errors.Is) and names the value it got and, where
+// there is one, the range it allows. A handle that is not in the wheel (removed, fired, cleared, the
 // zero Alarm, or another wheel's) gives ErrInvalidAlarm; it never names
 // another alarm.
 //
