@@ -448,7 +448,7 @@ func (w *Wheel[T]) checkIntervalForAlarm(n int64) error {
 // a steady load allocates nothing.
 func (w *Wheel[T]) Add(at time.Time, v T) (Alarm, error) {
 	// checkAt's test, written out: as a call (checkAt does not inline) it
-	// cost about 20 instructions per Add (docs/performance.md, phase 14).
+	// cost about 20 instructions per Add (bench/scripts/instructions.sh).
 	ns, ok := nanos(at)
 	if !ok || w.key(ns) < w.key(w.now) || !w.q.KeyFits(w.key(ns)) {
 		return Alarm{}, w.atError(at)
