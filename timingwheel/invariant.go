@@ -4,34 +4,16 @@ import (
 	"github.com/gotimingwheel/timingwheel/invariant"
 )
 
-// Invariant checks the wheel and everything under it, in this order, and
-// returns nil or an *invariant.Violation naming the first invariant broken
-// (docs/invariants.md states each and names the function that checks it;
-// checkTW1 checks TW1):
-//
-//	CF*  the config is valid
-//	TW1  0 <= start <= now <= MaxTime
-//	TW2  the shift is the precision's A, and MaxIntervalNum = MaxTime >> A
-//	TW3  the queue is keyed by time >> A, and its MinAllowedKey = NowIntervalNum
-//	PQ*  the queue's invariants, and AP* its pool's
-//
-// Bounded lateness (every alarm not left overdue by a panicking handler has
-// IntervalStart(at) >= IntervalStart(now)) is not checked apart: it follows
-// from TW3, PQ3, PQ9 and PQ10 (docs/invariants.md, TW4), so a separate check
-// could never be the first to fail.
-//
-// An alarm's interval number is derived from its time (at >> A), never stored
-// apart from it, so "an alarm's interval is that of its time" holds by
-// construction and is not checked at run time. Cost: O(slots + alarms).
-//
-// Checked mode: built with -tags twcheck, every mutating call checks what it
-// touched (the slots and records it changed, the counters, the cached
-// minimum, the clock) and panics naming the call, its arguments and the
-// invariant at the first violation; Invariant itself runs once per as many
-// calls as the wheel has slots and records, so checked mode costs a few
-// times an unchecked call whatever the wheel holds. With TWCHECK=full in the
-// environment, Invariant runs after every call instead: thorough, and
-// O(slots + alarms) per call, for small tests.
+// Invariant checks the wheel's internal consistency and returns nil or an
+// *invariant.Violation naming the first invariant broken by its ID, in this
+// order: CF* (the config), TW1-TW3 (the clock and the interval arithmetic),
+// then PQ* and AP* (the alarms' structure and records). docs/invariants.md
+// states each as a formula. A wheel used from one goroutine at a time
+// always satisfies them: a Violation is a bug in the library. Tests call
+// it; checked mode (-tags twcheck) calls it for you, once per as many
+// mutating calls as the wheel has slots and records (after every call with
+// TWCHECK=full in the environment), and checks what each call touched in
+// between. Cost: O(slots + alarms).
 func (w *Wheel[T]) Invariant() error {
 	if err := w.cfg.Invariant(); err != nil {
 		return err

@@ -139,7 +139,14 @@ type Queue[T any] struct {
 	chk chkLog // checked mode's log of what calls touched (checklocal.go); no size without -tags twcheck
 
 	rad radix // small mode's radix heap (small.go)
+
+	errInvalid error // the sentinel a bad handle's error wraps; nil: ErrInvalidAlarm
 }
+
+// SetInvalidAlarmError makes the errors for a handle that is not in the queue
+// wrap sentinel instead of ErrInvalidAlarm, so that an owner (a timing wheel)
+// reports them in its own name. Only the error paths read it.
+func (q *Queue[T]) SetInvalidAlarmError(sentinel error) { q.errInvalid = sentinel }
 
 // Element is what a removal handler receives: the element's handle, key,
 // time and value, as they were when it was taken out of the queue. For a
@@ -467,8 +474,12 @@ func (q *Queue[T]) member(a pool.Handle) (uint32, bool) {
 	return i, true
 }
 
-func invalid(a pool.Handle) error {
-	return fmt.Errorf("%w: %v", ErrInvalidAlarm, a)
+func (q *Queue[T]) invalid(a pool.Handle) error {
+	sentinel := ErrInvalidAlarm
+	if q.errInvalid != nil {
+		sentinel = q.errInvalid
+	}
+	return fmt.Errorf("%w: %v", sentinel, a)
 }
 
 // Mem reports whether a is in the queue. An element whose removal handler is
@@ -483,7 +494,7 @@ func (q *Queue[T]) Mem(a pool.Handle) bool {
 func (q *Queue[T]) Remove(a pool.Handle) error {
 	i, ok := q.member(a)
 	if !ok {
-		return invalid(a)
+		return q.invalid(a)
 	}
 	q.detach(i)
 	q.pool.Free(i)
@@ -502,7 +513,7 @@ func (q *Queue[T]) Remove(a pool.Handle) error {
 func (q *Queue[T]) Change(a pool.Handle, key int64) error {
 	i, ok := q.member(a)
 	if !ok {
-		return invalid(a)
+		return q.invalid(a)
 	}
 	if err := q.checkKey(key); err != nil {
 		return err
@@ -522,7 +533,7 @@ func (q *Queue[T]) Change(a pool.Handle, key int64) error {
 func (q *Queue[T]) ChangeTime(a pool.Handle, t int64) error {
 	i, ok := q.member(a)
 	if !ok {
-		return invalid(a)
+		return q.invalid(a)
 	}
 	if err := q.checkTime(t); err != nil {
 		return err
@@ -549,7 +560,7 @@ func (q *Queue[T]) changeTime(i uint32, t int64) {
 func (q *Queue[T]) ChangeTimeChecked(a pool.Handle, t int64) error {
 	i, ok := q.member(a)
 	if !ok {
-		return invalid(a)
+		return q.invalid(a)
 	}
 	q.changeTime(i, t)
 	if checked.On {
@@ -564,7 +575,7 @@ func (q *Queue[T]) ChangeTimeChecked(a pool.Handle, t int64) error {
 func (q *Queue[T]) lookup(a pool.Handle) (*pool.Record[T], error) {
 	i, ok := q.pool.Lookup(a)
 	if !ok {
-		return nil, invalid(a)
+		return nil, q.invalid(a)
 	}
 	return q.rec(i), nil
 }
