@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
 
@@ -282,7 +281,7 @@ func TestAnyStartTime(t *testing.T) {
 
 func TestOptions(t *testing.T) {
 	// A coarse precision keeps exact times and order.
-	c := New(t0, WithPrecision(config.AboutOneMillisecond))
+	c := New(t0, WithPrecision(time.Millisecond))
 	l := &log{c: c}
 	c.AfterFunc(900*time.Microsecond, l.fn("late"))
 	c.AfterFunc(100*time.Microsecond, l.fn("early"))
@@ -310,7 +309,13 @@ func TestOptions(t *testing.T) {
 	if want := "near@100ns far@1ms"; l.String() != want {
 		t.Fatalf("overflow fires %q, want %q", l, want)
 	}
-	mustPanic(t, ErrInvalidOption, func() { New(t0, WithPrecision(99)) })
+	mustPanic(t, ErrInvalidOption, func() { New(t0, WithPrecision(0)) })
+	// The precision is a duration, as timingwheel.New takes it: 1ms rounds
+	// down to 2^19 ns.
+	c = New(t0, WithPrecision(time.Millisecond))
+	if c.cfg.Precision().Duration() != 1<<19 {
+		t.Fatalf("WithPrecision(1ms) gives %v, want 2^19 ns", c.cfg.Precision().Duration())
+	}
 }
 
 func TestBlockUntilWaitersCancelled(t *testing.T) {

@@ -144,18 +144,17 @@ var (
 type Option func(*options)
 
 type options struct {
-	precision config.AlarmPrecision
+	precision time.Duration
 	cfgOpts   []config.Option
 }
 
-// WithPrecision sets the wheel's alarm precision (default
-// config.OneNanosecond). Fire order and Now() inside callbacks stay exact with
-// any precision: the clock sorts the timers the wheel hands over interval by
-// interval, and Step and Next scan the current interval for its earliest
-// time. So a coarse precision costs more per timer than the default; it only
-// saves cascades between levels for timers far ahead.
-func WithPrecision(p config.AlarmPrecision) Option {
-	return func(o *options) { o.precision = p }
+// WithPrecision sets the wheel's precision to the largest power of two
+// nanoseconds not above d, as timingwheel.New does (default 1 ns). New panics
+// with ErrInvalidOption when d <= 0. Fire order and Now() inside callbacks
+// stay exact with any precision; a coarse one costs more per timer than the
+// default and only saves work for timers far ahead.
+func WithPrecision(d time.Duration) Option {
+	return func(o *options) { o.precision = d }
 }
 
 // WithLevelBits sets the wheel's level bits (default levelbits.Default(),
@@ -357,7 +356,7 @@ func (h earlyHeap) sort() {
 // precision and default level bits without any). New panics with an error
 // wrapping ErrInvalidOption (and the config error) for an invalid option.
 func New(start time.Time, opts ...Option) *Clock {
-	o := options{precision: config.OneNanosecond}
+	o := options{precision: 1}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -371,7 +370,11 @@ var zeroStart = time.Unix(0, 0).UTC()
 
 // init sets the clock up; c.mu is held, or c is not shared yet.
 func (c *Clock) init(start time.Time, o options) {
-	cfg, err := config.New(o.precision, o.cfgOpts...)
+	p, err := config.FloorPow2(o.precision)
+	if err != nil {
+		panic(fmt.Errorf("%w: WithPrecision(%v): the precision must be > 0", ErrInvalidOption, o.precision))
+	}
+	cfg, err := config.New(p, o.cfgOpts...)
 	if err != nil {
 		panic(fmt.Errorf("%w: %w", ErrInvalidOption, err))
 	}
@@ -424,7 +427,7 @@ func (c *Clock) maxAllowed() int64 {
 // ready makes the zero Clock usable on its first use; c.mu is held.
 func (c *Clock) ready() {
 	if c.collect == nil {
-		c.init(zeroStart, options{precision: config.OneNanosecond})
+		c.init(zeroStart, options{precision: 1})
 	}
 }
 
@@ -822,22 +825,19 @@ func (c *Clock) Waiters() int {
 	return c.waiters
 }
 
-// BlockUntil waits until Waiters() is exactly n, as clockwork's BlockUntil
+// BlockUntil waits until Waiters() is at least n, as clockwork's BlockUntil
 // does. It has no way out but that: a test that may get the count wrong uses
 // BlockUntilContext, so that it fails at its context's end rather than at go
 // test's -timeout.
 func (c *Clock) BlockUntil(n int) {
-	_ = c.waitWaiters(context.Background(), func(w int) bool { return w == n })
+	_ = c.waitWaiters(context.Background(), func(w int) bool { return w >= n })
 }
 
-// BlockUntilContext waits until Waiters() is exactly n, or ctx ends, when it
-// returns ctx.Err() (clockwork's BlockUntilContext). While it waits, every
-// value the count takes is checked, even one that lasts an instant; but a
-// count that was n and moved on before the wait began is not seen until it
-// comes back to n. When the code under test only adds waiters,
-// BlockUntilWaiters (at least n) is the safer wait.
+// BlockUntilContext waits until Waiters() is at least n, or ctx ends, when it
+// returns ctx.Err(); it is clockwork's BlockUntilContext and the same as
+// BlockUntilWaiters.
 func (c *Clock) BlockUntilContext(ctx context.Context, n int) error {
-	return c.waitWaiters(ctx, func(w int) bool { return w == n })
+	return c.waitWaiters(ctx, func(w int) bool { return w >= n })
 }
 
 // BlockUntilWaiters waits until Waiters() is at least n, or ctx ends, when it

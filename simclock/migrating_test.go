@@ -281,25 +281,26 @@ var rowTests = map[string]func(t *testing.T){
 			t.Fatalf("woke at %v", v)
 		}
 	},
-	"blockuntil-exact": func(t *testing.T) {
+	"blockuntil-at-least": func(t *testing.T) {
+		// At least n, as clockwork v0.5: BlockUntil(1) with a ticker and a
+		// timer pending returns at once.
 		ctx := testBound(t)
 		c := simclock.New(t1)
+		c.NewTicker(time.Second)
 		c.NewTimer(time.Second)
-		c.NewTimer(time.Second)
-		over, cancel := context.WithCancel(ctx)
-		cancel()
-		if err := c.BlockUntilContext(over, 1); !errors.Is(err, context.Canceled) {
-			t.Fatalf("exactly 1 with 2 waiters: %v, want the context's error", err)
+		done := make(chan struct{})
+		go func() { c.BlockUntil(1); close(done) }()
+		await(t, ctx, done)
+		if err := c.BlockUntilContext(ctx, 2); err != nil {
+			t.Fatalf("at least 2 with 2 waiters: %v", err)
 		}
 		if err := c.BlockUntilWaiters(ctx, 1); err != nil {
-			t.Fatalf("at least 1 with 2 waiters: %v", err)
+			t.Fatalf("BlockUntilWaiters, at least 1 with 2 waiters: %v", err)
 		}
-		done := make(chan struct{})
-		go func() { c.BlockUntil(2); close(done) }()
-		select {
-		case <-done:
-		case <-ctx.Done():
-			t.Fatal("BlockUntil(2) with 2 waiters did not return")
+		over, cancel := context.WithCancel(ctx)
+		cancel()
+		if err := c.BlockUntilContext(over, 3); !errors.Is(err, context.Canceled) {
+			t.Fatalf("at least 3 with 2 waiters: %v, want the context's error", err)
 		}
 	},
 	"waiters-count": func(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 	"pgregory.net/rapid"
 )
@@ -340,12 +339,12 @@ func TestModel(t *testing.T) {
 		var opts []Option
 		switch rapid.IntRange(0, 3).Draw(t, "wheel") {
 		case 1:
-			opts = append(opts, WithPrecision(config.AlarmPrecision(3)))
+			opts = append(opts, WithPrecision(8))
 		case 2:
 			lb, _ := levelbits.New(3, 3)
 			opts = append(opts, WithLevelBits(lb), WithOverflow())
 		case 3:
-			opts = append(opts, WithPrecision(config.AboutOneMicrosecond))
+			opts = append(opts, WithPrecision(time.Microsecond))
 		}
 		c := New(t0, opts...)
 		c.chunk = rapid.SampledFrom([]int{1, 2, 3, defaultChunk}).Draw(t, "chunk")

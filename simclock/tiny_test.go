@@ -137,7 +137,7 @@ func TestTinyModeOffWithShortLevels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := New(time.Unix(0, 0), WithLevelBits(lb), WithPrecision(config.AlarmPrecision(3)))
+	c := New(time.Unix(0, 0), WithLevelBits(lb), WithPrecision(8))
 	c.AfterFunc(100, func() {})
 	if c.tiny || wheelLen(c) != 1 {
 		t.Fatalf("tiny %v, %d in the wheel; want false, 1", c.tiny, wheelLen(c))
@@ -345,7 +345,7 @@ func TestLazyWheelForEveryFullReach(t *testing.T) {
 		lazy bool
 	}{
 		{"default", nil, true},
-		{"precision 1us", []Option{WithPrecision(config.AboutOneMicrosecond)}, true},
+		{"precision 1us", []Option{WithPrecision(time.Microsecond)}, true},
 		{"default level bits given", []Option{WithLevelBits(levelbits.Default())}, true},
 		{"short level bits with overflow", []Option{WithLevelBits(short), WithOverflow()}, true},
 		{"short level bits", []Option{WithLevelBits(short)}, false},
