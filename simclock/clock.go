@@ -115,6 +115,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -144,6 +145,8 @@ var (
 type Option func(*options)
 
 type options struct {
+	tb        TB
+	log       bool
 	precision time.Duration
 	cfgOpts   []config.Option
 }
@@ -155,6 +158,32 @@ type options struct {
 // default and only saves work for timers far ahead.
 func WithPrecision(d time.Duration) Option {
 	return func(o *options) { o.precision = d }
+}
+
+// TB is the part of testing.TB a Clock uses; *testing.T, *testing.B and
+// *testing.F satisfy it.
+type TB interface {
+	Helper()
+	Logf(format string, args ...any)
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Cleanup(f func())
+}
+
+// WithTB ties the clock to a test, as quartz's NewMock(t) does: MustWait
+// and MustRelease fail it with Fatalf; a call that a trap's Wait returned
+// and nobody released fails it (Errorf) when the trap is closed or the test
+// ends; and at the test's end every open trap is closed, so that no call of
+// the code under test stays held.
+func WithTB(tb TB) Option {
+	return func(o *options) { o.tb = tb }
+}
+
+// WithCallLog logs every call of the clock's methods (those a trap can
+// catch, and the advances) to the TB of WithTB with Logf, until the test
+// ends; New panics with ErrInvalidOption without WithTB.
+func WithCallLog() Option {
+	return func(o *options) { o.log = true }
 }
 
 // WithLevelBits sets the wheel's level bits (default levelbits.Default(),
@@ -228,8 +257,16 @@ type Clock struct {
 	async       bool                    // the advance in progress runs on AdvanceAsync's goroutine
 	tickerFuncs map[*timer]func() error // running TickerFuncs: their f
 	traps       []*Trap                 // open traps, oldest first
-	ntraps      atomic.Int32            // len(traps), read without mu
+	ntraps      atomic.Int32            // len(traps), plus 1 while logTB is set: read without mu (storeHooks)
+	tb          TB                      // WithTB's, or nil
+	logTB       TB                      // tb while calls are logged (WithCallLog), else nil
 	collect     func(*timer)
+	live        int      // pending timers, of every kind: Len
+	nparked     int      // timers in stateParked (beyond the reach)
+	advancing   bool     // an advance is firing: it will take every timer due by its target
+	kickPending bool     // a goroutine will fire the timers due now (kick)
+	holdable    *cbRun   // the callback running on a goroutine of its own, which a trap may hold
+	held        []*cbRun // callbacks of the advance in progress that a trap holds
 }
 
 // entry is a timer in the batch or the early heap (due, or waiting there in
@@ -362,7 +399,42 @@ func New(start time.Time, opts ...Option) *Clock {
 	}
 	c := &Clock{}
 	c.init(start, o)
+	if o.log && o.tb == nil {
+		panic(fmt.Errorf("%w: WithCallLog without WithTB: there is no test to log to", ErrInvalidOption))
+	}
+	if tb := o.tb; tb != nil {
+		c.tb = tb
+		if o.log {
+			c.logTB = tb
+			c.storeHooks()
+		}
+		tb.Cleanup(c.testOver)
+	}
 	return c
+}
+
+// testOver runs at the end of a WithTB clock's test: it stops the log and
+// closes the open traps, which reports the calls taken and never released.
+func (c *Clock) testOver() {
+	c.mu.Lock()
+	c.logTB = nil
+	traps := slices.Clone(c.traps)
+	c.storeHooks()
+	c.mu.Unlock()
+	for _, tr := range traps {
+		tr.Close()
+	}
+}
+
+// storeHooks sets ntraps, which the clock's methods read without a lock to
+// skip trap on their fast path: the open traps, plus one while calls are
+// logged. c.mu is held.
+func (c *Clock) storeHooks() {
+	n := len(c.traps)
+	if c.logTB != nil {
+		n++
+	}
+	c.ntraps.Store(int32(n))
 }
 
 // zeroStart is where the zero Clock starts.
@@ -435,7 +507,7 @@ func (c *Clock) ready() {
 // scheduled time.
 func (c *Clock) Now() time.Time {
 	if c.ntraps.Load() > 0 {
-		defer c.trap(methodNow, 0, time.Time{})()
+		defer c.trap(methodNow, 0, time.Time{}, nil)()
 	}
 	return c.current()
 }
@@ -452,7 +524,7 @@ func (c *Clock) timeOf(off int64) time.Time { return c.origin.Add(time.Duration(
 // Since returns Now().Sub(t).
 func (c *Clock) Since(t time.Time) time.Duration {
 	if c.ntraps.Load() > 0 {
-		defer c.trap(methodSince, 0, t)()
+		defer c.trap(methodSince, 0, t, nil)()
 	}
 	return c.current().Sub(t)
 }
@@ -460,7 +532,7 @@ func (c *Clock) Since(t time.Time) time.Duration {
 // Until returns t.Sub(Now()).
 func (c *Clock) Until(t time.Time) time.Duration {
 	if c.ntraps.Load() > 0 {
-		defer c.trap(methodUntil, 0, t)()
+		defer c.trap(methodUntil, 0, t, nil)()
 	}
 	return t.Sub(c.current())
 }
@@ -495,7 +567,7 @@ func (c *Clock) after(d time.Duration) int64 {
 // With several goroutines advancing at once, each advance is measured from
 // the time at which it starts, after the one in progress.
 func (c *Clock) Advance(d time.Duration) {
-	c.advance("Advance", 0, d, modeRelative)
+	c.advance("Advance", 0, d, modeRelative, nil)
 }
 
 // AdvanceTo moves the clock to t, firing every timer due at or before t in
@@ -527,7 +599,7 @@ func (c *Clock) runUntil(op string, t time.Time) int {
 	if off > maxOffset {
 		panic(fmt.Errorf("%w: %v is past %v", ErrOutOfRange, t, c.timeOf(maxOffset)))
 	}
-	n, _ := c.advance(op, off, 0, modeAbsolute)
+	n, _, _ := c.advance(op, off, 0, modeAbsolute, nil)
 	return n
 }
 
@@ -536,7 +608,7 @@ func (c *Clock) runUntil(op string, t time.Time) int {
 // same instant. It returns false, and does nothing, when no timer is pending:
 // the discrete-event loop is `for c.Step() {}`.
 func (c *Clock) Step() bool {
-	_, moved := c.advance("Step", 0, 0, modeStep)
+	_, moved, _ := c.advance("Step", 0, 0, modeStep, nil)
 	return moved >= 0
 }
 
@@ -547,7 +619,7 @@ func (c *Clock) Step() bool {
 // AdvanceNext, with nothing left to wait for once it returns: the callbacks
 // have run on the calling goroutine.
 func (c *Clock) AdvanceNext() (time.Duration, int) {
-	n, moved := c.advance("AdvanceNext", 0, 0, modeStep)
+	n, moved, _ := c.advance("AdvanceNext", 0, 0, modeStep, nil)
 	return time.Duration(max(moved, 0)), n
 }
 
@@ -649,26 +721,40 @@ const (
 )
 
 // advance fires, in order, every timer due at or before its target and
-// leaves the clock there. It returns how many timers fired and how far the
-// clock moved; in modeStep, with nothing pending, it returns 0, -1.
-func (c *Clock) advance(op string, target int64, d time.Duration, mode int) (n int, moved int64) {
+// leaves the clock there. It returns how many timers fired, how far the
+// clock moved (in modeStep, with nothing pending, 0 and -1) and the callbacks
+// a trap took hold of, which go on on goroutines of their own. It closes
+// reached (if not nil) once Now() is the target.
+func (c *Clock) advance(op string, target int64, d time.Duration, mode int, reached chan struct{}) (n int, moved int64, held []*cbRun) {
 	if !c.adv.TryLock() {
 		c.checkReentry(op)
 		c.adv.Lock()
+	}
+	reach := func() {
+		if reached != nil {
+			close(reached)
+			reached = nil
+		}
 	}
 	c.mu.Lock()
 	c.ready()
 	from := c.now
 	c.async = strings.HasSuffix(op, "Async")
+	c.advancing, c.kickPending = true, false
+	if c.logTB != nil {
+		c.logTB.Logf("simclock: %s(%v) at %v", op, d, c.timeOf(c.now))
+	}
 	locked := true
 	defer func() {
 		if !locked {
 			c.mu.Lock() // a callback panicked
 		}
-		c.inCall, c.running, c.async = false, nil, false
+		c.inCall, c.running, c.async, c.advancing, c.holdable = false, nil, false, false, nil
+		held, c.held = c.held, nil
 		c.check(op)
 		c.mu.Unlock()
 		c.adv.Unlock()
+		reach()
 	}()
 	switch mode {
 	case modeAbsolute:
@@ -678,7 +764,7 @@ func (c *Clock) advance(op string, target int64, d time.Duration, mode int) (n i
 	case modeStep:
 		var ok bool
 		if target, ok = c.nextLocked(); !ok {
-			return 0, -1
+			return 0, -1, nil
 		}
 	case modeRelative:
 		if target = c.after(d); target > maxOffset {
@@ -696,6 +782,9 @@ func (c *Clock) advance(op string, target int64, d time.Duration, mode int) (n i
 			continue
 		}
 		c.now = e.at
+		if c.now == target {
+			reach()
+		}
 		fired, f := c.fire(e, target)
 		if !fired {
 			continue
@@ -705,7 +794,11 @@ func (c *Clock) advance(op string, target int64, d time.Duration, mode int) (n i
 			c.inCall, c.running = true, e.t
 			c.mu.Unlock()
 			locked = false
-			runCallback(f) // a panic leaves the rest for the next call
+			if c.ntraps.Load() > 0 {
+				c.runHoldable(f) // a trap may hold it: the advance goes on without it
+			} else {
+				runCallback(f) // a panic leaves the rest for the next call
+			}
 			c.mu.Lock()
 			locked = true
 			c.inCall, c.running = false, nil
@@ -713,7 +806,110 @@ func (c *Clock) advance(op string, target int64, d time.Duration, mode int) (n i
 	}
 	moved = max(target, from) - from
 	c.now = max(c.now, target)
-	return n, moved
+	return n, moved, nil // held is set by the deferred function
+}
+
+// cbRun is a callback run on a goroutine of its own while traps are open,
+// so that a trap can hold it while the advance goes on (runHoldable).
+type cbRun struct {
+	gid      uint64        // its goroutine's id, set before the callback starts
+	heldCh   chan struct{} // closed when a trap holds one of its calls
+	done     chan struct{} // closed when it has returned
+	awaited  bool          // an Advancing waits for it (and takes its panic)
+	panicked any
+}
+
+// runHoldable runs a callback on a goroutine of its own and waits until it
+// returns (a panic is passed on to the caller) or a trap holds one of its
+// clock calls: then the callback goes on by itself once released, and the
+// advance in progress keeps it in c.held.
+func (c *Clock) runHoldable(f func()) {
+	r := &cbRun{heldCh: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		gid := goid()
+		c.mu.Lock()
+		r.gid, c.holdable = gid, r
+		c.mu.Unlock()
+		defer func() {
+			p := recover()
+			c.mu.Lock()
+			if c.holdable == r {
+				c.holdable = nil
+			}
+			detached := isClosed(r.heldCh)
+			r.panicked = p
+			c.mu.Unlock()
+			close(r.done)
+			if p != nil && detached && !r.awaited {
+				panic(p) // nobody waits for it: as a panic in time.AfterFunc's goroutine
+			}
+		}()
+		runCallback(f)
+	}()
+	select {
+	case <-r.done:
+		if r.panicked != nil {
+			panic(r.panicked)
+		}
+	case <-r.heldCh:
+	}
+}
+
+// holdCallback is called by a trap that has caught a call: if the caller is
+// the callback that the advance in progress runs with runHoldable, the
+// advance stops waiting for it.
+func (c *Clock) holdCallback() {
+	c.mu.Lock()
+	r := c.holdable
+	c.mu.Unlock()
+	if r == nil || r.gid != goid() {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.holdable != r {
+		return
+	}
+	c.holdable = nil
+	r.awaited = c.async
+	c.held = append(c.held, r)
+	close(r.heldCh)
+}
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// goid returns the calling goroutine's id, from the first line of its stack
+// trace ("goroutine 18 [running]:"). It runs only when a trap catches a call.
+func goid() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = b[len("goroutine "):]
+	var id uint64
+	for _, ch := range b {
+		if ch < '0' || ch > '9' {
+			break
+		}
+		id = id*10 + uint64(ch-'0')
+	}
+	return id
+}
+
+// kick makes the timers due now fire without waiting for a call that drives
+// the clock: an advance in progress takes them, else a goroutine of its own
+// advances by 0. c.mu is held.
+func (c *Clock) kick() {
+	if c.advancing || c.kickPending {
+		return
+	}
+	c.kickPending = true
+	go c.advance("AfterFunc", 0, 0, modeRelative, nil)
 }
 
 // defaultChunk is how many alarms an advance takes from the wheel at a time,
@@ -798,6 +994,7 @@ func (c *Clock) fire(e entry, target int64) (bool, func()) {
 			}
 		}
 		if err := c.arm(t, next); err != nil {
+			c.live--
 			if t.waiter {
 				c.addWaiters(-1)
 			}
@@ -856,6 +1053,17 @@ func (c *Clock) BlockUntilContext(ctx context.Context, n int) error {
 // channel.
 func (c *Clock) BlockUntilWaiters(ctx context.Context, n int) error {
 	return c.waitWaiters(ctx, func(w int) bool { return w >= n })
+}
+
+// Len returns how many timers are pending: every AfterFunc, NewTimer and
+// After timer, ticker, TickerFunc, Sleep and context deadline of the clock
+// that has been scheduled and has neither fired (once-only timers), been
+// stopped nor ended, counting those beyond the clock's reach, which never
+// fire. A callback that is running is no longer pending.
+func (c *Clock) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.live
 }
 
 // waitWaiters waits until ok(waiters) or ctx ends. The count is checked

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -405,7 +406,7 @@ var rowTests = map[string]func(t *testing.T){
 		ctx := testBound(t)
 		for _, tc := range []struct {
 			method string
-			trap   func(simclock.Trapper) *simclock.Trap
+			trap   func(simclock.Trapper, ...string) *simclock.Trap
 			call   func(c *simclock.Clock, tm simclock.Timer, tk simclock.Ticker)
 			d      time.Duration
 		}{
@@ -550,40 +551,35 @@ var rowTests = map[string]func(t *testing.T){
 		}
 	},
 	"advance-async": func(t *testing.T) {
-		// A TickerFunc that reads the clock, with Now trapped: the test
-		// drives asynchronously and releases the callback's call.
+		// quartz's latency measurer: a TickerFunc whose f measures with
+		// Now and Since, Since trapped; the test advances while the call
+		// is held, and the measure is what it advanced.
 		ctx := testBound(t)
-		c := simclock.New(t1)
-		var seen []time.Duration
-		c.TickerFunc(context.Background(), time.Second, func() error {
-			seen = append(seen, c.Since(t1))
+		c := simclock.New(t1, simclock.WithTB(t))
+		var last atomic.Int64
+		c.TickerFunc(ctx, 10*time.Second, func() error {
+			start := c.Now()
+			last.Store(int64(c.Since(start)))
 			return nil
 		})
 		trap := c.Trap().Since()
 		defer trap.Close()
-		a := c.AdvanceAsync(2 * time.Second)
-		for range 2 {
-			call, err := trap.Wait(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := call.Release(ctx); err != nil {
-				t.Fatal(err)
-			}
+		w := c.AdvanceAsync(10 * time.Second)
+		call := trap.MustWait(ctx)
+		c.AdvanceAsync(33 * time.Millisecond).MustWait(ctx)
+		call.MustRelease(ctx)
+		w.MustWait(ctx)
+		if got := time.Duration(last.Load()); got != 33*time.Millisecond {
+			t.Fatalf("measured %v, want 33ms", got)
 		}
-		if err := a.Wait(ctx); err != nil {
-			t.Fatal(err)
+		w = c.AdvanceNextAsync()
+		call = trap.MustWait(ctx)
+		c.Advance(17 * time.Millisecond)
+		call.MustRelease(ctx)
+		w.MustWait(ctx)
+		if d, _ := w.Result(); d != 10*time.Second-33*time.Millisecond || time.Duration(last.Load()) != 17*time.Millisecond {
+			t.Fatalf("AdvanceNext moved %v, measured %v; want 9.967s, 17ms", d, time.Duration(last.Load()))
 		}
-		if d, n := a.Result(); d != 2*time.Second || n != 2 || len(seen) != 2 || seen[1] != 2*time.Second {
-			t.Fatalf("Result %v, %d; callbacks saw %v", d, n, seen)
-		}
-		// The same with a synchronous Advance would deadlock: it panics.
-		defer func() {
-			if err, _ := recover().(error); !errors.Is(err, simclock.ErrTrappedCallback) {
-				t.Fatalf("panic %v, want ErrTrappedCallback", err)
-			}
-		}()
-		c.Advance(time.Second)
 	},
 	"reentrant-panics": func(t *testing.T) {
 		c := simclock.New(t1)

@@ -433,7 +433,14 @@ func TestModel(t *testing.T) {
 
 		t.Repeat(map[string]func(*rapid.T){
 			"AfterFunc": func(t *rapid.T) {
-				newFunc(drawD(t, "d"), drawActs(t, true, 2))
+				d := drawD(t, "d")
+				newFunc(d, drawActs(t, true, 2))
+				if d <= 0 {
+					// It runs without waiting for an advance, on a goroutine
+					// of the clock's; an advance waits for that one.
+					m.advance(m.now)
+					c.Advance(0)
+				}
 				check(t, "AfterFunc")
 			},
 			"NewTimer": func(t *rapid.T) {
@@ -501,6 +508,10 @@ func TestModel(t *testing.T) {
 					want := m.reset(id, int64(d))
 					if got := x.Reset(d); got != want {
 						t.Fatalf("Reset(%d, %v) = %v, want %v", id, d, got, want)
+					}
+					if d <= 0 && m.timers[id].kind == kFunc {
+						m.advance(m.now) // runs at once, as AfterFunc
+						c.Advance(0)
 					}
 				case Ticker:
 					d := time.Duration(rapid.Int64Range(1, 10).Draw(t, "p")) << 20

@@ -226,6 +226,7 @@ func TestClockInvariantCorruption(t *testing.T) {
 func TestTinyModeHeapStaysBounded(t *testing.T) {
 	for _, d := range []time.Duration{0, 5} {
 		c := New(time.Unix(0, 0))
+		c.adv.Lock() // the timers reset to now fire at the Advance below, not at once (kick)
 		fired := make([]int, 3)
 		var ts []Timer
 		for i := range fired {
@@ -240,6 +241,7 @@ func TestTinyModeHeapStaysBounded(t *testing.T) {
 			t.Fatalf("Reset(%v) 10,000 times: the early heap reached %d entries, more than 2*tinyMax", d, most)
 		}
 		checkClock(t, c, "after the resets")
+		c.adv.Unlock()
 		c.Advance(time.Second)
 		if !slices.Equal(fired, []int{1, 1, 1}) {
 			t.Fatalf("Reset(%v): fires %v, want one each", d, fired)
@@ -380,6 +382,7 @@ func TestLazyWheelForEveryFullReach(t *testing.T) {
 func TestLazyWheelMadeOutsideTinyMode(t *testing.T) {
 	c := New(time.Unix(0, 0))
 	c.Advance(10) // wnow = 10, no timer yet: no tiny mode, no wheel
+	c.adv.Lock()  // the timers due now stay due until the Advance below (kick)
 	var got []int
 	for i := range tinyMax {
 		c.AfterFunc(0, func() { got = append(got, i) }) // due now: the early heap
@@ -389,6 +392,7 @@ func TestLazyWheelMadeOutsideTinyMode(t *testing.T) {
 		t.Fatalf("wheel made %v, tiny %v; want a wheel, not tiny", c.w != nil, c.tiny)
 	}
 	checkClock(t, c, "with the new wheel")
+	c.adv.Unlock()
 	c.Advance(100)
 	want := []int{}
 	for i := range tinyMax {
@@ -408,6 +412,7 @@ func TestLazyWheelMadeOutsideTinyMode(t *testing.T) {
 func TestTinyModeNeedsRoomToEnter(t *testing.T) {
 	for _, due := range []int{tinyMax/2 - 1, tinyMax / 2, tinyMax - 1} {
 		c := New(time.Unix(0, 0))
+		c.adv.Lock() // the timers due now stay due until the Advance below (kick)
 		for range due {
 			c.AfterFunc(0, func() {}) // due now: the early heap, not tiny mode
 		}
@@ -430,6 +435,7 @@ func TestTinyModeNeedsRoomToEnter(t *testing.T) {
 			}
 			checkClock(t, c, "after the stops")
 		}
+		c.adv.Unlock()
 		c.Advance(10)
 		if fired != 0 {
 			t.Fatalf("%d stopped timers fired", fired)
