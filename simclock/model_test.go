@@ -434,7 +434,10 @@ func TestModel(t *testing.T) {
 		t.Repeat(map[string]func(*rapid.T){
 			"AfterFunc": func(t *rapid.T) {
 				d := drawD(t, "d")
-				newFunc(d, drawActs(t, true, 2))
+				acts := drawActs(t, true, 2)
+				c.adv.Lock() // a timer due now runs at once (kick): not before the harness knows it
+				newFunc(d, acts)
+				c.adv.Unlock()
 				if d <= 0 {
 					// It runs without waiting for an advance, on a goroutine
 					// of the clock's; an advance waits for that one.
@@ -506,7 +509,10 @@ func TestModel(t *testing.T) {
 				case Timer:
 					d := drawD(t, "d")
 					want := m.reset(id, int64(d))
-					if got := x.Reset(d); got != want {
+					c.adv.Lock() // as in AfterFunc
+					got := x.Reset(d)
+					c.adv.Unlock()
+					if got != want {
 						t.Fatalf("Reset(%d, %v) = %v, want %v", id, d, got, want)
 					}
 					if d <= 0 && m.timers[id].kind == kFunc {
