@@ -150,7 +150,7 @@ func TestTinyModeOffWithShortLevels(t *testing.T) {
 	c.AfterFunc(time.Hour, func() {})
 }
 
-// Each clause of SC1 to SC3 is caught when corrupted alone.
+// Each clause of SC1 to SC4 is caught when corrupted alone.
 func TestClockInvariantCorruption(t *testing.T) {
 	tinyClock := func() *Clock {
 		c := New(time.Unix(0, 0))
@@ -205,6 +205,9 @@ func TestClockInvariantCorruption(t *testing.T) {
 		{"now past wnow", "SC3", func(c *Clock) { c.now = c.wnow + 1 }, wheelClock},
 		{"the wheel's clock past wnow+1", "SC3", func(c *Clock) { c.wnow = c.w.now - 2; c.now = min(c.now, c.wnow) }, wheelClock},
 		{"the wheel's clock lags outside tiny mode", "SC3", func(c *Clock) { c.wnow = c.w.now + 1 }, wheelClock},
+		{"Len one short", "SC4", func(c *Clock) { c.live-- }, tinyClock},
+		{"Len one over, with a wheel", "SC4", func(c *Clock) { c.live++ }, wheelClock},
+		{"a parked timer not counted", "SC4", func(c *Clock) { c.nparked++ }, tinyWheelClock},
 	} {
 		c := tc.make()
 		checkClock(t, c, tc.name+" (before)")
