@@ -322,7 +322,7 @@ func TestBlockUntilWaitersCancelled(t *testing.T) {
 	c := New(t0)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := c.BlockUntilWaiters(ctx, 1); !errors.Is(err, context.Canceled) {
+	if err := c.BlockUntilContext(ctx, 1); !errors.Is(err, context.Canceled) {
 		t.Fatalf("BlockUntilWaiters = %v, want context.Canceled", err)
 	}
 	tm := c.NewTimer(time.Second)

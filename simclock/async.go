@@ -5,8 +5,7 @@ import (
 	"time"
 )
 
-// Advancing is an advance running on a goroutine of its own, from
-// AdvanceAsync or AdvanceNextAsync: quartz's AdvanceWaiter.
+// Advancing is an advance in progress: quartz's AdvanceWaiter.
 type Advancing struct {
 	c        *Clock
 	done     chan struct{}
@@ -15,13 +14,7 @@ type Advancing struct {
 	panicked any
 }
 
-// AdvanceAsync is quartz's awaitable Advance: it moves the clock by d and
-// returns once Now() reads the target, leaving the callbacks due at the
-// target itself to run on a goroutine of its own; Wait waits for them, and
-// for any callback a trap holds. Every callback due before the target has
-// returned, or is held by a trap, when it returns (one that blocks on
-// anything else holds it up). Called from a callback, it returns at once
-// and the advance starts after the current one.
+// AdvanceAsync is quartz's Advance: it returns once Now() is the target.
 func (c *Clock) AdvanceAsync(d time.Duration) *Advancing {
 	return c.goAdvance(func(reached chan struct{}) (time.Duration, int, []*cbRun) {
 		n, moved, held := c.advance("AdvanceAsync", 0, d, modeRelative, reached)
@@ -29,9 +22,7 @@ func (c *Clock) AdvanceAsync(d time.Duration) *Advancing {
 	})
 }
 
-// AdvanceNextAsync is quartz's AdvanceNext: AdvanceAsync to the next instant
-// at which a timer is due (or nowhere, with nothing pending). Result reports
-// what it did.
+// AdvanceNextAsync is quartz's AdvanceNext.
 func (c *Clock) AdvanceNextAsync() *Advancing {
 	return c.goAdvance(func(reached chan struct{}) (time.Duration, int, []*cbRun) {
 		n, moved, held := c.advance("AdvanceNextAsync", 0, 0, modeStep, reached)
@@ -71,12 +62,10 @@ func (c *Clock) goAdvance(run func(chan struct{}) (time.Duration, int, []*cbRun)
 	return a
 }
 
-// Done is closed when the advance has returned.
+// Done is closed when the advance and its callbacks are done.
 func (a *Advancing) Done() <-chan struct{} { return a.done }
 
-// Wait waits until the advance has returned, or ctx ends (it returns
-// ctx.Err()). If the advance panicked (a callback's panic, ErrReentrant),
-// Wait panics with the same value, on its caller's goroutine.
+// Wait waits until Done or ctx ends, passing on a callback's panic.
 func (a *Advancing) Wait(ctx context.Context) error {
 	select {
 	case <-a.done:
@@ -89,17 +78,14 @@ func (a *Advancing) Wait(ctx context.Context) error {
 	return nil
 }
 
-// MustWait is Wait that fails the test when ctx ends first: with Fatalf on
-// the TB of a clock made with WithTB (call it from the test's goroutine),
-// else with a panic.
+// MustWait is Wait that fails the test on error.
 func (a *Advancing) MustWait(ctx context.Context) {
 	if err := a.Wait(ctx); err != nil {
 		fail(a.c, "advance not done: %v", err)
 	}
 }
 
-// Result reports how far the advance moved the clock and how many timers
-// fired, once Done is closed (0, 0 before).
+// Result reports how far the advance moved and how many timers fired.
 func (a *Advancing) Result() (time.Duration, int) {
 	select {
 	case <-a.done:

@@ -1,113 +1,20 @@
 // Package simclock is a deterministic simulation clock for tests and
 // discrete-event simulations, built on a timing wheel.
 //
-// A *Clock has the shape of package time (Now, Sleep, After, NewTimer,
-// AfterFunc, NewTicker, Tick) plus TickerFunc, but its time moves only when
-// a goroutine drives it with Advance, AdvanceTo, AdvanceNext, Step, RunUntil
-// or Run. Code under test takes Interface, which both *Clock and Real()
-// satisfy, as an argument or from its context (NewContext, FromContext). A
-// test waits for the code to wait on the clock (BlockUntil and its variants),
-// or holds it at a clock call until it releases it (Trap). The zero Clock is
-// usable. docs/migrating.md maps clockwork, benbjohnson/clock, quartz and
-// k8s.io/utils/clock/testing to simclock, method by method.
+// A *Clock has the methods of package time plus TickerFunc; its time moves
+// only when a goroutine drives it (Advance, Step, AdvanceAsync...). Code under
+// test takes Interface, which *Clock and Real() satisfy. docs/migrating.md
+// maps clockwork, benbjohnson/clock, quartz and k8s.io/utils/clock to it.
 //
-// # Firing
-//
-// Driving the clock fires every due timer in time order and, at equal times,
-// in the order the timers were scheduled (created, reset, or re-armed by a
-// tick): the same program gives the same trace of fires on every run. Each
-// fire happens on the goroutine that drives the clock, with Now() equal to the
-// timer's own time, not the target of the advance, so a simulated cause always
-// comes before its effect. An AfterFunc callback runs with no lock held and
-// may create, stop and reset timers, including ones due before the target of
-// the current advance: they fire in this same advance, in their place.
-//
-// A callback must not drive its own clock (Advance and the rest would wait
-// for the advance in progress, which waits for the callback) or Sleep on it:
-// those calls panic with ErrReentrant. Nor may it block waiting for another
-// goroutine that drives the clock, which the clock cannot detect (Running
-// names the callback an advance is stuck in). If a callback panics, the
-// panic reaches the
-// caller of the driving method; the clock stays at that callback's time and is
-// usable: the timers due at that instant that have not fired yet fire first at
-// the next call that drives the clock.
-//
-// # Timers, tickers and channels
-//
-// Timers and tickers follow package time as of Go 1.23: once Stop or Reset
-// returns, no value from before the call can be received from the channel.
-// A channel timer (After, NewTimer) or a Reset with d <= 0 delivers Now()
-// at once, as a real timer would; an AfterFunc with d <= 0 is due at Now() and
-// runs at the next call that drives the clock (Advance(0) will do), so that
-// callbacks only ever run on the driving goroutine.
-//
-// A ticker's channel holds one tick, as package time's does: when an advance
-// passes several ticks while nobody receives, the first waits in the channel
-// and the others are dropped. So that a ticker nobody reads costs O(1) per
-// advance, not one fire per period (a 1 ns ticker and Advance(time.Hour)
-// would be 3.6e12 fires): when a tick finds the channel full, the ticker
-// skips to the last tick at or before the advance's target, which it delivers
-// if the channel has room by then. It fires at most three times per advance
-// (with short level bits and no WithOverflow, up to once more per 256
-// timers the advance fires, so as not to skip past the wheel's reach).
-// A receiver that drains the channel in the middle of an advance (a
-// callback, or a goroutine racing the advance) therefore gets that last tick
-// next, not the one after its receive. A receiver that wants every tick
-// advances one period at a time or uses Step (which stops at every tick);
-// code that needs a call per tick uses TickerFunc, which calls f for every
-// period passed, at a cost of one call each.
-//
-// # Waiting for what an advance set in motion
-//
-// Callbacks (AfterFunc, TickerFunc, context deadlines) have run when the
-// advance returns. A goroutine woken by a channel (a timer, a ticker, Sleep)
-// runs after the advance has returned, and the clock cannot see what it does
-// next unless it calls the clock. A test waits for it deterministically, with
-// no real-time sleep, in one of three ways:
-//
-//   - BlockUntilContext(ctx, n) or BlockUntilWaiters(ctx, n), when the code
-//     reacts by waiting on the clock again (a new timer, a Sleep, a deadline);
-//   - a trap (Trap) on the clock call the code makes next, which also holds
-//     the code there until the test releases it (when the call is made by a
-//     callback, advance with AdvanceAsync, whose Wait is quartz's awaitable
-//     advance);
-//   - inside a testing/synctest bubble (Go 1.25), synctest.Wait() after the
-//     advance: it returns once every goroutine of the bubble is blocked again,
-//     however it reacted (a counter, a log line, a send to another channel).
-//     simclock works inside a bubble: its waits are channel operations.
-//
-// Outside a bubble, a reaction that never touches the clock (a goroutine
-// that counts ticks into a variable) can only be awaited by the code under
-// test telling the test (a channel of its own); there is no way for the clock
-// to know that a goroutine has finished reacting.
-//
-// # The wheel
-//
-// Timers live in a timing wheel (the queue under timingwheel.Wheel, driven
-// in ns after the start) with 1 ns precision by default, so
-// scheduling, stopping and resetting a timer cost O(1) (O(levels), a small
-// constant) and an advance costs O(timers fired), however far it goes, with
-// two exceptions. An advance takes due timers from the wheel a chunk at a
-// time, so the wheel's clock may be ahead of Now() inside callbacks; a timer
-// due at or before the wheel's clock goes to a small binary heap instead,
-// O(log n) in the timers waiting there. Those are the AfterFunc timers
-// scheduled or reset with d <= 0, and the timers and ticks a callback
-// schedules at or shortly after its own time. A clock with few timers
-// keeps them all in that heap while its wheel holds none, cheaper than the
-// wheel at that size: it starts doing so while the heap holds fewer than
-// 512 entries, and goes on up to 1024; the timer that takes it past them
-// moves them into the wheel, O(1024 log 1024), so the move comes at most
-// once per 512 schedules. Where the wheel reaches every time (the default
-// level bits, any with WithOverflow, or any that span the 62 bits of a time
-// with the precision) it is made only when a timer first needs it, so a
-// clock whose timers all fit in that heap (counting the entries Stop and
-// Reset leave behind) never makes one. And with a coarser precision
-// (WithPrecision) the wheel hands over timers by interval, so each chunk
-// it hands over is sorted, O(k log k) for k timers, and Step and Next scan
-// the current interval. Times are kept relative to the start time, so any
-// start works; the clock reaches 2^62-1 ns (about 146 years) past it. A
-// timer further out never fires; advancing further panics with
-// ErrOutOfRange.
+// Driving the clock fires every due timer in time order, FIFO at equal times,
+// on the driving goroutine, each with Now() at its own time: a run that traps
+// nothing gives the same trace every time, and every callback due has run
+// when the advance returns, or is held by a trap. Timers follow package time
+// as of Go 1.23;
+// AfterFunc with d <= 0 runs at once, on a goroutine of the clock's; a ticker
+// drops the ticks nobody receives. A goroutine woken by a channel runs after
+// the advance: wait for it with BlockUntilContext, a Trap, or synctest.Wait.
+// Scheduling costs O(1), an advance O(timers fired); docs/design.md tells how.
 package simclock
 
 import (
@@ -129,19 +36,20 @@ import (
 // maxOffset is the last instant the clock reaches, in ns after its start.
 const maxOffset = 1<<62 - 1
 
-// Errors, usable with errors.Is on the value a method panics with.
 var (
-	// ErrOutOfRange: an advance past the clock's reach (start + 2^62-1 ns).
+	// ErrOutOfRange: an advance past start + 2^62-1 ns.
 	ErrOutOfRange = errors.New("simclock: time out of range")
-	// ErrInvalidOption: New was given a precision or level bits that make
-	// no valid wheel.
+	// ErrInvalidOption: an invalid option to New.
 	ErrInvalidOption = errors.New("simclock: invalid option")
-	// ErrBeyondReach: a timer is due beyond what the wheel's level bits can
-	// hold; use WithOverflow with short level bits.
+	// ErrBeyondReach: a timer beyond short level bits; use WithOverflow.
 	ErrBeyondReach = errors.New("simclock: timer beyond the wheel's reach")
+	// ErrReentrant: a callback drove its own clock or Slept on it.
+	ErrReentrant = errors.New("simclock: re-entrant call from a callback")
+	// ErrTrapClosed: Trap.Wait on a closed trap.
+	ErrTrapClosed = errors.New("simclock: trap closed")
 )
 
-// Option configures the wheel under a Clock.
+// Option configures a Clock.
 type Option func(*options)
 
 type options struct {
@@ -151,17 +59,12 @@ type options struct {
 	cfgOpts   []config.Option
 }
 
-// WithPrecision sets the wheel's precision to the largest power of two
-// nanoseconds not above d, as timingwheel.New does (default 1 ns). New panics
-// with ErrInvalidOption when d <= 0. Fire order and Now() inside callbacks
-// stay exact with any precision; a coarse one costs more per timer than the
-// default and only saves work for timers far ahead.
+// WithPrecision sets the wheel's precision, as timingwheel.New (default 1ns).
 func WithPrecision(d time.Duration) Option {
 	return func(o *options) { o.precision = d }
 }
 
-// TB is the part of testing.TB a Clock uses; *testing.T, *testing.B and
-// *testing.F satisfy it.
+// TB is the part of testing.TB a Clock uses.
 type TB interface {
 	Helper()
 	Logf(format string, args ...any)
@@ -170,51 +73,27 @@ type TB interface {
 	Cleanup(f func())
 }
 
-// WithTB ties the clock to a test, as quartz's NewMock(t) does: MustWait
-// and MustRelease fail it with Fatalf; a call that a trap's Wait returned
-// and nobody released fails it (Errorf) when the trap is closed or the test
-// ends; and at the test's end every open trap is closed, so that no call of
-// the code under test stays held.
+// WithTB ties the clock to a test: Must* fail it; unreleased calls fail it.
 func WithTB(tb TB) Option {
 	return func(o *options) { o.tb = tb }
 }
 
-// WithCallLog logs every call of the clock's methods (those a trap can
-// catch, and the advances) to the TB of WithTB with Logf, until the test
-// ends; New panics with ErrInvalidOption without WithTB.
+// WithCallLog logs every clock call to WithTB's test (quartz's logger).
 func WithCallLog() Option {
 	return func(o *options) { o.log = true }
 }
 
-// WithLevelBits sets the wheel's level bits (default levelbits.Default(),
-// which reaches every time the clock can represent). A level's slots (2^bits
-// of 64 bytes) are allocated when a timer first lands on it, but a clock with
-// few pending timers keeps them in a small structure of their own instead
-// (with the default level bits up to 128 timers, or up to 2^15 while they
-// are spread wider than level 0; with a level 0 of b < 11 bits, 2^b/8 and
-// 16·2^b), so narrower levels no longer make small clocks cheaper: with
-// 8,8,8,8,8,8,8,6, a new clock with 100, 1e3 or 1e5 timers took the same
-// time as with the default, within the noise. Level bits that do not reach
-// every time, without WithOverflow, make small clocks slower: the wheel must
-// check each timer against its reach, so the clock cannot keep its first
-// timers off the wheel (tiny mode; see The wheel in the package doc).
+// WithLevelBits sets the wheel's level bits (default levelbits.Default()).
 func WithLevelBits(lb levelbits.LevelBits) Option {
 	return func(o *options) { o.cfgOpts = append(o.cfgOpts, config.WithLevelBits(lb)) }
 }
 
-// WithOverflow lets a wheel with short level bits accept timers at any
-// distance (see config.WithOverflow). Without it, a timer beyond the level
-// bits' reach makes the call that schedules it panic with ErrBeyondReach.
+// WithOverflow lets short level bits take any time (config.WithOverflow).
 func WithOverflow() Option {
 	return func(o *options) { o.cfgOpts = append(o.cfgOpts, config.WithOverflow()) }
 }
 
-// Clock is a simulated clock. Its methods are safe for concurrent use.
-//
-// The zero Clock is ready to use: it reads 1970-01-01 00:00:00 UTC (the Unix
-// epoch, time.Unix(0, 0).UTC()) and has the default options, as if made by
-// New(time.Unix(0, 0).UTC()). Unlike time.Time{}, that start is not taken for
-// an unset time by IsZero. A Clock must not be copied after first use.
+// Clock is a simulated clock; the zero Clock reads the Unix epoch (UTC).
 type Clock struct {
 	// The wheel's own clock (wnow) may run ahead of the simulated one (now):
 	// an advance takes the alarms due up to its target from the wheel, a
@@ -389,9 +268,7 @@ func (h earlyHeap) sort() {
 	slices.Reverse(h)
 }
 
-// New returns a clock that reads start. The options choose the wheel (1 ns
-// precision and default level bits without any). New panics with an error
-// wrapping ErrInvalidOption (and the config error) for an invalid option.
+// New returns a clock at start; bad options panic with ErrInvalidOption.
 func New(start time.Time, opts ...Option) *Clock {
 	o := options{precision: 1}
 	for _, f := range opts {
@@ -503,8 +380,7 @@ func (c *Clock) ready() {
 	}
 }
 
-// Now returns the simulated time. Inside a callback it is the callback's own
-// scheduled time.
+// Now returns the simulated time; inside a callback, the callback's own time.
 func (c *Clock) Now() time.Time {
 	if c.ntraps.Load() > 0 {
 		defer c.trap(methodNow, 0, time.Time{}, nil)()
@@ -562,31 +438,17 @@ func (c *Clock) after(d time.Duration) int64 {
 	return c.now + int64(d)
 }
 
-// Advance moves the clock forward by d, firing every timer due on the way, in
-// order; see AdvanceTo. A d <= 0 fires only the timers already due.
-// With several goroutines advancing at once, each advance is measured from
-// the time at which it starts, after the one in progress.
+// Advance is AdvanceTo(Now().Add(d)) (d <= 0: fire what is due now).
 func (c *Clock) Advance(d time.Duration) {
 	c.advance("Advance", 0, d, modeRelative, nil)
 }
 
-// AdvanceTo moves the clock to t, firing every timer due at or before t in
-// time order, FIFO at equal times; each fire sees Now() equal to its time, and
-// Now() is t afterwards. A t at or before Now() is taken as Now(): it fires
-// the timers already due (those a panicking callback left, or AfterFunc with
-// d <= 0) and leaves the clock where it is. It panics with ErrOutOfRange when t is
-// past the clock's reach.
+// AdvanceTo moves the clock forward to t, firing every timer due in order.
 func (c *Clock) AdvanceTo(t time.Time) {
 	c.runUntil("AdvanceTo", t)
 }
 
-// RunUntil is AdvanceTo and returns how many timers fired: callbacks run,
-// values sent, Sleeps ended, and the fires of a ticker whose channel was
-// full, whose tick was dropped. An unread ticker does not fire once per
-// period: at such a fire it skips to its last tick at or before the
-// advance's target (with short level bits and no WithOverflow, no further
-// than the wheel's reach: see the package doc on tickers), so the ticks in
-// between are neither sent nor counted.
+// RunUntil is AdvanceTo and returns how many timers fired.
 func (c *Clock) RunUntil(t time.Time) int {
 	return c.runUntil("RunUntil", t)
 }
@@ -603,28 +465,19 @@ func (c *Clock) runUntil(op string, t time.Time) int {
 	return n
 }
 
-// Step advances the clock to the next instant at which a timer is due and
-// fires every timer due then, including ones the callbacks schedule for that
-// same instant. It returns false, and does nothing, when no timer is pending:
-// the discrete-event loop is `for c.Step() {}`.
+// Step fires the next instant's timers; false, doing nothing, with none.
 func (c *Clock) Step() bool {
 	_, moved, _ := c.advance("Step", 0, 0, modeStep, nil)
 	return moved >= 0
 }
 
-// AdvanceNext advances the clock to the next instant at which a timer is due,
-// fires every timer due then (as Step does), and reports how far the clock
-// moved and how many timers fired, counted as RunUntil counts them.
-// With nothing pending it does nothing and returns 0, 0. It is quartz's
-// AdvanceNext, with nothing left to wait for once it returns: the callbacks
-// have run on the calling goroutine.
+// AdvanceNext is Step, reporting how far it moved and how many fired.
 func (c *Clock) AdvanceNext() (time.Duration, int) {
 	n, moved, _ := c.advance("AdvanceNext", 0, 0, modeStep, nil)
 	return time.Duration(max(moved, 0)), n
 }
 
-// Run steps the clock until no timer is pending (it returns nil) or ctx ends
-// (it returns ctx.Err()). A running ticker keeps it going until ctx ends.
+// Run steps until nothing is pending (nil) or ctx ends (ctx.Err()).
 func (c *Clock) Run(ctx context.Context) error {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -636,8 +489,7 @@ func (c *Clock) Run(ctx context.Context) error {
 	}
 }
 
-// Next returns the time of the earliest pending timer, or false when none is
-// pending (timers beyond the clock's reach do not count).
+// Next returns the time of the earliest pending timer, if any.
 func (c *Clock) Next() (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -1011,55 +863,24 @@ func (c *Clock) fire(e entry, target int64) (bool, func()) {
 	return true, nil
 }
 
-// Waiters returns how many things a goroutine may be waiting on: Sleep calls
-// in progress, plus scheduled After and NewTimer timers, plus tickers not
-// stopped, plus the deadlines of contexts made by WithTimeout and WithDeadline
-// on this clock that have neither passed nor been cancelled. It does not know
-// whether any goroutine is actually blocked on them.
+// Waiters counts pending Sleeps, channel timers, tickers and deadlines.
 func (c *Clock) Waiters() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.waiters
 }
 
-// BlockUntil waits until Waiters() is at least n, as clockwork's BlockUntil
-// does. It has no way out but that: a test that may get the count wrong uses
-// BlockUntilContext, so that it fails at its context's end rather than at go
-// test's -timeout.
+// BlockUntil is BlockUntilContext without a way out (clockwork's).
 func (c *Clock) BlockUntil(n int) {
 	_ = c.waitWaiters(context.Background(), func(w int) bool { return w >= n })
 }
 
-// BlockUntilContext waits until Waiters() is at least n, or ctx ends, when it
-// returns ctx.Err(); it is clockwork's BlockUntilContext and the same as
-// BlockUntilWaiters.
+// BlockUntilContext waits until Waiters() >= n (clockwork v0.5) or ctx ends.
 func (c *Clock) BlockUntilContext(ctx context.Context, n int) error {
 	return c.waitWaiters(ctx, func(w int) bool { return w >= n })
 }
 
-// BlockUntilWaiters waits until Waiters() is at least n, or ctx ends, when it
-// returns ctx.Err(). A test uses it to make sure the code under test has gone
-// to sleep before it advances the clock.
-//
-// It counts what the clock can see, not goroutines: a Sleep in progress, a
-// scheduled After or NewTimer timer, a running ticker, and a pending
-// WithTimeout or WithDeadline deadline each count one, whether or not any
-// goroutine is blocked receiving from its channel (a timer counts from when
-// it is scheduled until it fires or is stopped, received from or not; two
-// goroutines receiving from one timer count one; AfterFunc timers and
-// TickerFunc never count). So it returns once the timers are in place,
-// possibly a moment before the goroutine that made them reaches its receive;
-// that is enough for Advance, since a value sent meanwhile waits in the
-// channel.
-func (c *Clock) BlockUntilWaiters(ctx context.Context, n int) error {
-	return c.waitWaiters(ctx, func(w int) bool { return w >= n })
-}
-
-// Len returns how many timers are pending: every AfterFunc, NewTimer and
-// After timer, ticker, TickerFunc, Sleep and context deadline of the clock
-// that has been scheduled and has neither fired (once-only timers), been
-// stopped nor ended, counting those beyond the clock's reach, which never
-// fire. A callback that is running is no longer pending.
+// Len counts every pending timer, AfterFunc and TickerFunc included.
 func (c *Clock) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -6,17 +6,7 @@ import (
 	"time"
 )
 
-// Tagged returns a view of clk whose calls carry tags, so that a trap can
-// tell them apart from the same calls made elsewhere (quartz's tags):
-//
-//	next := simclock.Tagged(i.clock, "inner").Until(deadline) // code under test
-//	trap := clk.Trap().Until("inner")                         // its test
-//
-// The view's timers and tickers carry the tags on their Stop and Reset too.
-// A view of a view carries the tags of both. Tagged(Real(), ...) is Real(),
-// and Tagged of any Interface other than a *Clock or a view of one returns
-// clk itself: tags only matter to traps. A view is small; making one per
-// call is fine.
+// Tagged returns a view of clk whose calls carry tags (quartz's tags).
 func Tagged(clk Interface, tags ...string) Interface {
 	switch v := clk.(type) {
 	case *Clock:

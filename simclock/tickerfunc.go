@@ -7,28 +7,14 @@ import (
 	"time"
 )
 
-// Waiter is what TickerFunc returns: Wait blocks until the ticker has
-// stopped and returns why, with both implementations of Interface: the
-// error f returned, or, once ctx is done, ctx.Err() after waiting for a
-// call of f in progress to return (if that call returns an error, Wait
-// returns it).
+// Waiter.Wait returns f's error, or ctx.Err() once f is not running.
 type Waiter interface {
 	Wait() error
 }
 
 var errNonPositiveTickerFunc = errors.New("simclock: non-positive interval for TickerFunc")
 
-// TickerFunc calls f every d of simulated time, on the goroutine that drives
-// the clock (as an AfterFunc callback, in time order among the other timers),
-// until f returns an error or ctx is done. This is quartz's TickerFunc. It
-// panics if d <= 0.
-//
-// It drops no tick while f returns in time: an advance over k periods calls
-// f k times, each with Now() at its tick. A tick that comes while f has not
-// returned (a trap holds a call of it) is skipped, as in quartz. A tick that
-// finds ctx done stops the ticker without calling f; the ticker also stops,
-// on a goroutine of package context's, as soon as ctx is done. It does not
-// count in Waiters.
+// TickerFunc is quartz's; a tick while a trap holds f is skipped.
 func (c *Clock) TickerFunc(ctx context.Context, d time.Duration, f func() error) Waiter {
 	return c.tickerFunc(ctx, d, f, nil)
 }

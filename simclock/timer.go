@@ -356,9 +356,7 @@ var (
 	errNonPositiveReset  = errors.New("simclock: non-positive interval for Ticker.Reset")
 )
 
-// AfterFunc calls f on the goroutine that drives the clock once the clock
-// reaches Now()+d, with Now() equal to that time and no lock held. The Timer
-// it returns stops or reschedules the call; its C is nil.
+// AfterFunc calls f at Now()+d on the driving goroutine; d <= 0: at once.
 func (c *Clock) AfterFunc(d time.Duration, f func()) Timer {
 	if c.ntraps.Load() > 0 {
 		defer c.trap(methodAfterFunc, d, time.Time{}, nil)()
@@ -388,8 +386,7 @@ func (c *Clock) deadlineTimer(d time.Duration, f func()) Timer {
 	return t
 }
 
-// NewTimer returns a timer that sends the simulated time on its channel once
-// the clock reaches Now()+d (at once for d <= 0).
+// NewTimer sends the time on its channel at Now()+d (d <= 0: at once).
 func (c *Clock) NewTimer(d time.Duration) Timer {
 	if c.ntraps.Load() > 0 {
 		defer c.trap(methodNewTimer, d, time.Time{}, nil)()
@@ -418,9 +415,7 @@ func (c *Clock) After(d time.Duration) <-chan time.Time {
 	return c.newTimer(d).C()
 }
 
-// Sleep blocks until another goroutine drives the clock to Now()+d. It
-// returns at once for d <= 0. Called from a callback of c with d > 0, it
-// panics with ErrReentrant (it would wait for the advance that waits for it).
+// Sleep waits until the clock reaches Now()+d.
 func (c *Clock) Sleep(d time.Duration) { c.sleep(d, nil) }
 
 func (c *Clock) sleep(d time.Duration, tags []string) {
@@ -437,9 +432,7 @@ func (c *Clock) sleep(d time.Duration, tags []string) {
 	<-ch
 }
 
-// NewTicker returns a ticker that sends the simulated time on its channel
-// every d of simulated time, dropping ticks while one waits unreceived. It
-// panics if d <= 0, as time.NewTicker does.
+// NewTicker sends the time every d, dropping unreceived ticks.
 func (c *Clock) NewTicker(d time.Duration) Ticker {
 	if d <= 0 {
 		panic(errNonPositiveTicker)
@@ -460,7 +453,7 @@ func (c *Clock) newTicker(d time.Duration) *ticker {
 	return t
 }
 
-// Tick returns NewTicker(d).C(), or nil for d <= 0, as time.Tick does.
+// Tick returns NewTicker(d).C(), or nil for d <= 0.
 func (c *Clock) Tick(d time.Duration) <-chan time.Time {
 	if d <= 0 {
 		return nil

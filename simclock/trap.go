@@ -2,7 +2,6 @@ package simclock
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,17 +27,13 @@ const (
 	methodTickerReset = "Ticker.Reset"
 )
 
-// Trapper makes traps; get one from Clock.Trap.
+// Trapper makes traps on the calls that carry all of tags.
 type Trapper struct {
 	c     *Clock
 	match func(Call) bool
 }
 
-// Where returns a Trapper whose traps catch only the calls for which match
-// returns true; the others go on as if there were no trap. match sees the
-// call's Method, Duration, Time and Tags; it runs on the goroutine that makes
-// the call, with no lock held, and must not call the clock's trapped methods.
-// Where on a Trapper from Where requires both matches.
+// Where narrows the traps to the calls match accepts.
 func (tp Trapper) Where(match func(Call) bool) Trapper {
 	if prev := tp.match; prev != nil {
 		return Trapper{tp.c, func(c Call) bool { return prev(c) && match(c) }}
@@ -46,75 +41,52 @@ func (tp Trapper) Where(match func(Call) bool) Trapper {
 	return Trapper{tp.c, match}
 }
 
-// Trap returns the Trapper of c: clk.Trap().NewTimer() sets a trap on
-// NewTimer, and clk.Trap().NewTimer("backoff") one on the NewTimer calls
-// tagged "backoff" (among others: see Tagged), as in quartz.
-//
-// A trap makes every call of its method on c that it matches (from any
-// goroutine, including callbacks) stop before it does anything, until the
-// test has taken the call with Trap.Wait and released it with Call.Release;
-// the call then runs (a trapped Now reads the time at its release) and
-// Release returns once it has returned. So a test can hold the code under
-// test at a known point, advance the clock, and let it go. Calls the clock
-// makes for itself (a WithTimeout context's Now and its timer's Stop, a
-// TickerFunc's own Stop) are not trapped.
-//
-// A callback whose call a trap holds no longer holds up the advance that
-// runs it: while traps are open, callbacks run on goroutines of their own,
-// and an advance goes on without a callback once a trap holds one of its
-// calls; the callback continues where it was when released, reading the
-// clock as it is then. AdvanceAsync's Wait waits for it.
+// Trap returns c's Trapper; a held callback does not hold up its advance.
 func (c *Clock) Trap() Trapper { return Trapper{c: c} }
 
-// Now traps calls of Now that carry all of tags (any call, for none).
+// Now traps Now.
 func (tp Trapper) Now(tags ...string) *Trap { return tp.newTrap(methodNow, tags) }
 
-// Since traps calls of Since that carry all of tags; Call.Time is its argument.
+// Since traps Since.
 func (tp Trapper) Since(tags ...string) *Trap { return tp.newTrap(methodSince, tags) }
 
-// Until traps calls of Until that carry all of tags; Call.Time is its argument.
+// Until traps Until.
 func (tp Trapper) Until(tags ...string) *Trap { return tp.newTrap(methodUntil, tags) }
 
-// Sleep traps calls of Sleep with d > 0 that carry all of tags. Release
-// returns once the released call has started to sleep (it counts in
-// Waiters), not when it wakes.
+// Sleep traps Sleep.
 func (tp Trapper) Sleep(tags ...string) *Trap { return tp.newTrap(methodSleep, tags) }
 
-// After traps calls of After that carry all of tags.
+// After traps After.
 func (tp Trapper) After(tags ...string) *Trap { return tp.newTrap(methodAfter, tags) }
 
-// NewTimer traps calls of NewTimer that carry all of tags.
+// NewTimer traps NewTimer.
 func (tp Trapper) NewTimer(tags ...string) *Trap { return tp.newTrap(methodNewTimer, tags) }
 
-// AfterFunc traps calls of AfterFunc that carry all of tags.
+// AfterFunc traps AfterFunc.
 func (tp Trapper) AfterFunc(tags ...string) *Trap { return tp.newTrap(methodAfterFunc, tags) }
 
-// NewTicker traps calls of NewTicker with d > 0 that carry all of tags.
+// NewTicker traps NewTicker.
 func (tp Trapper) NewTicker(tags ...string) *Trap { return tp.newTrap(methodNewTicker, tags) }
 
-// Tick traps calls of Tick with d > 0 that carry all of tags.
+// Tick traps Tick.
 func (tp Trapper) Tick(tags ...string) *Trap { return tp.newTrap(methodTick, tags) }
 
-// TickerFunc traps calls of TickerFunc with d > 0 that carry all of tags.
+// TickerFunc traps TickerFunc.
 func (tp Trapper) TickerFunc(tags ...string) *Trap { return tp.newTrap(methodTickerFunc, tags) }
 
-// TimerStop traps Stop on the timers of NewTimer and AfterFunc (After's
-// timer has no Stop), when the call carries all of tags.
+// TimerStop traps Timer.Stop.
 func (tp Trapper) TimerStop(tags ...string) *Trap { return tp.newTrap(methodTimerStop, tags) }
 
-// TimerReset traps Reset on the timers of NewTimer and AfterFunc, when the
-// call carries all of tags.
+// TimerReset traps Timer.Reset.
 func (tp Trapper) TimerReset(tags ...string) *Trap { return tp.newTrap(methodTimerReset, tags) }
 
-// TickerStop traps Stop on tickers, when the call carries all of tags.
+// TickerStop traps Ticker.Stop.
 func (tp Trapper) TickerStop(tags ...string) *Trap { return tp.newTrap(methodTickerStop, tags) }
 
-// TickerReset traps Reset on tickers (with d > 0), when the call carries all
-// of tags.
+// TickerReset traps Ticker.Reset.
 func (tp Trapper) TickerReset(tags ...string) *Trap { return tp.newTrap(methodTickerReset, tags) }
 
-// Trap catches the calls of one clock method; see Clock.Trap. Close it when
-// done (defer trap.Close()).
+// Trap holds the calls of one clock method; see Clock.Trap.
 type Trap struct {
 	c      *Clock
 	method string
@@ -127,17 +99,12 @@ type Trap struct {
 	closed bool
 }
 
-// Call is a call caught by a trap.
+// Call is a call held by a trap.
 type Call struct {
-	// Method is the clock method called: "Now", "NewTimer", "Timer.Reset", ...
-	Method string
-	// Duration is the call's duration argument (After, AfterFunc, NewTimer,
-	// NewTicker, Tick, TickerFunc, Sleep, Timer.Reset, Ticker.Reset).
-	Duration time.Duration
-	// Time is the call's time argument (Since, Until).
-	Time time.Time
-	// Tags are the tags the call carries (see Tagged).
-	Tags []string
+	Method   string        // "Now", "NewTimer", "Timer.Reset", ...
+	Duration time.Duration // the duration argument, if any
+	Time     time.Time     // the time argument of Since and Until
+	Tags     []string      // see Tagged
 
 	g        *gate
 	trap     *Trap
@@ -161,9 +128,6 @@ func (g *gate) release() {
 		close(g.open)
 	}
 }
-
-// ErrTrapClosed is what Trap.Wait returns once the trap is closed.
-var ErrTrapClosed = errors.New("simclock: trap closed")
 
 func (tp Trapper) newTrap(method string, tags []string) *Trap {
 	c := tp.c
@@ -207,7 +171,7 @@ func (c *Clock) trap(method string, d time.Duration, t time.Time, tags []string)
 	tb := c.logTB
 	c.mu.Unlock()
 	if tb != nil {
-		tb.Logf("simclock: %s", this.String())
+		tb.Logf("simclock: %s", this.describe())
 	}
 	var g *gate
 	for _, tr := range traps {
@@ -245,9 +209,8 @@ func (c *Clock) trap(method string, d time.Duration, t time.Time, tags []string)
 	return func() { close(g.done) }
 }
 
-// String describes the call, for logs and test messages: its method, its
-// arguments and its tags.
-func (call Call) String() string {
+// describe describes the call, for the log: method, arguments, tags.
+func (call Call) describe() string {
 	var b strings.Builder
 	b.WriteString(call.Method)
 	b.WriteByte('(')
@@ -265,9 +228,7 @@ func (call Call) String() string {
 	return b.String()
 }
 
-// Wait returns the next call the trap has caught, in the order they were
-// made, waiting for one if need be. It returns ctx.Err() if ctx ends first,
-// and ErrTrapClosed once the trap is closed.
+// Wait returns the next call caught, or ctx.Err(), or ErrTrapClosed.
 func (tr *Trap) Wait(ctx context.Context) (*Call, error) {
 	for {
 		tr.mu.Lock()
@@ -297,11 +258,7 @@ func (tr *Trap) Wait(ctx context.Context) (*Call, error) {
 	}
 }
 
-// Release lets the call go on and waits until it has returned, so that what
-// it did (a timer scheduled, a ticker stopped) is in place; it returns
-// ctx.Err() if ctx ends first. A call caught by several traps goes on once
-// each has released it: release them from different goroutines. Releasing a
-// call twice panics; releasing one that Close has let go only waits for it.
+// Release lets the call go on and waits until it has returned.
 func (call *Call) Release(ctx context.Context) error {
 	tr := call.trap
 	tr.mu.Lock()
@@ -324,10 +281,7 @@ func (call *Call) Release(ctx context.Context) error {
 	}
 }
 
-// Close removes the trap: calls made afterwards go through, and calls it
-// holds (taken by Wait or not) are released by it. Wait returns
-// ErrTrapClosed from then on. On a clock made with WithTB, a call that Wait
-// returned and nobody released fails the test (Errorf).
+// Close removes the trap and releases the calls it holds.
 func (tr *Trap) Close() {
 	c := tr.c
 	c.mu.Lock()
@@ -359,7 +313,7 @@ func (tr *Trap) Close() {
 	}
 }
 
-// String names the trap's method and tags, for test messages.
+// String names the trap's method and tags.
 func (tr *Trap) String() string {
 	if len(tr.tags) == 0 {
 		return "trap on " + tr.method
@@ -367,9 +321,7 @@ func (tr *Trap) String() string {
 	return fmt.Sprintf("trap on %s %q", tr.method, tr.tags)
 }
 
-// MustWait is Wait that fails the test on error: with Fatalf on the TB of a
-// clock made with WithTB (call it from the test's goroutine), else with a
-// panic.
+// MustWait is Wait that fails the test (WithTB), or panics, on error.
 func (tr *Trap) MustWait(ctx context.Context) *Call {
 	call, err := tr.Wait(ctx)
 	if err != nil {
@@ -378,10 +330,10 @@ func (tr *Trap) MustWait(ctx context.Context) *Call {
 	return call
 }
 
-// MustRelease is Release that fails the test on error, as MustWait does.
+// MustRelease is Release that fails the test on error, as MustWait.
 func (call *Call) MustRelease(ctx context.Context) {
 	if err := call.Release(ctx); err != nil {
-		fail(call.trap.c, "Release of %v: %v", call, err)
+		fail(call.trap.c, "Release of %s: %v", call.describe(), err)
 	}
 }
 

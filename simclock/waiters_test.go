@@ -43,7 +43,7 @@ func TestContextDeadlinesCountAsWaiters(t *testing.T) {
 		<-ctx.Done()
 		done <- ctx.Err()
 	}()
-	if err := c.BlockUntilWaiters(ctx, 2); err != nil {
+	if err := c.BlockUntilContext(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
 	cancelP()
