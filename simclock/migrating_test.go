@@ -581,6 +581,13 @@ var rowTests = map[string]func(t *testing.T){
 			t.Fatalf("AdvanceNext moved %v, measured %v; want 9.967s, 17ms", d, time.Duration(last.Load()))
 		}
 	},
+	"len-counts-all":        TestLenCountsEveryTimer,
+	"with-tb":               TestWithTBFailsTheTest,
+	"advance-async-moves":   TestQuartzAdvanceMovesBeforeReturn,
+	"afterfunc-nonpositive": TestAfterFuncNonPositiveRunsAtOnce,
+	"tickerfunc-wait":       TestTickerFuncWaitWaitsForRunningF,
+	"call-log":              TestWithCallLog,
+	"tags":                  TestQuartzTags,
 	"reentrant-panics": func(t *testing.T) {
 		c := simclock.New(t1)
 		c.AfterFunc(time.Second, func() { c.Advance(time.Second) })
