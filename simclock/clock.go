@@ -1,5 +1,4 @@
-// Package simclock is a deterministic simulation clock for tests and
-// discrete-event simulations, built on a timing wheel.
+// Package simclock is a deterministic clock for tests and simulations.
 //
 // A *Clock has the methods of package time plus TickerFunc; its time moves
 // only when a goroutine drives it (Advance, Step, AdvanceAsync...). Code under
@@ -7,7 +6,8 @@
 // maps clockwork, benbjohnson/clock, quartz and k8s.io/utils/clock to it.
 //
 // Driving the clock fires every due timer in time order, FIFO at equal times,
-// on the driving goroutine, each with Now() at its own time: a run that traps
+// on the driving goroutine (while a trap is open, a callback runs on one of its
+// own, which the advance waits for), each with Now() at its own time: a run that traps
 // nothing gives the same trace every time, and every callback due has run
 // when the advance returns, or is held by a trap. Timers follow package time
 // as of Go 1.23;

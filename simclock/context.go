@@ -14,7 +14,7 @@ func WithTimeout(parent context.Context, clock Interface, d time.Duration) (cont
 	return WithDeadline(parent, clock, clock.Now().Add(d))
 }
 
-// WithDeadline is context.WithDeadline on clock's time (a *Clock's: Waiters).
+// WithDeadline is context.WithDeadline on clock's time; it counts in Waiters.
 func WithDeadline(parent context.Context, clock Interface, d time.Time) (context.Context, context.CancelFunc) {
 	if _, ok := clock.(realClock); ok {
 		return context.WithDeadline(parent, d)

@@ -356,7 +356,7 @@ var (
 	errNonPositiveReset  = errors.New("simclock: non-positive interval for Ticker.Reset")
 )
 
-// AfterFunc calls f at Now()+d on the driving goroutine; d <= 0: at once.
+// AfterFunc calls f when an advance reaches Now()+d; d <= 0: at once.
 func (c *Clock) AfterFunc(d time.Duration, f func()) Timer {
 	if c.ntraps.Load() > 0 {
 		defer c.trap(methodAfterFunc, d, time.Time{}, nil)()
