@@ -2,16 +2,14 @@
 // this module returns for each alarm it holds. Package timingwheel names the
 // same type timingwheel.Alarm, so most programs never import this package.
 //
-// A handle is a small comparable value with no pointers (16 bytes): the ID of
-// the wheel or queue that issued it, the index of the alarm's record there,
-// and the record's generation. Every method that takes a handle checks all
-// three in O(1), so a handle is accepted only by the structure that issued
-// it, and only while its alarm is in it: once the alarm fires, is removed or
-// is cleared, the handle is rejected with ErrInvalidAlarm, even after its
-// record is reused for a new alarm. This holds however long the process
-// runs: IDs of wheels and queues never repeat (64 bits, taken anew by every
-// Clear), and a record whose generation (25 bits) is spent is retired rather
-// than reused under an old generation.
+// A handle is a small comparable value with no pointers (16 bytes): compare
+// handles with ==, use them as map keys. Every method that takes a handle
+// checks it in O(1): a handle is accepted only by the wheel or queue that
+// issued it, and only while its alarm is in it. Once the alarm fires, is
+// removed or is cleared, the handle is rejected with ErrInvalidAlarm (of
+// package timingwheel or priorityqueue), even after its memory is reused for
+// a new alarm, however long the process runs: a stale handle never names
+// another alarm. docs/design.md says how.
 //
 // The zero Alarm is the null alarm, never a member of anything.
 package alarm

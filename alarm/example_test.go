@@ -3,7 +3,10 @@ package alarm_test
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/timingwheel"
@@ -37,4 +40,21 @@ func ExampleAlarm() {
 	// coffee: coffee
 	// other wheel knows coffee: false
 	// null: true alarm(null)
+}
+
+// TestHandleSize: a handle is 16 bytes with no pointers, as the package doc
+// says (a pointer-free type is one reflect finds no pointer in).
+func TestHandleSize(t *testing.T) {
+	var a alarm.Alarm
+	if n := unsafe.Sizeof(a); n != 16 {
+		t.Errorf("an Alarm is %d bytes, the doc says 16", n)
+	}
+	typ := reflect.TypeOf(a)
+	for i := range typ.NumField() {
+		switch typ.Field(i).Type.Kind() {
+		case reflect.Pointer, reflect.UnsafePointer, reflect.Slice, reflect.Map, reflect.Chan,
+			reflect.Func, reflect.Interface, reflect.String, reflect.Struct, reflect.Array:
+			t.Errorf("field %s of Alarm is a %v", typ.Field(i).Name, typ.Field(i).Type.Kind())
+		}
+	}
 }

@@ -1,13 +1,18 @@
-// Package config holds the two settings of a timing wheel: its alarm precision
-// and its level bits, plus an initial capacity.
+// Package config holds the settings of a timing wheel: its alarm precision
+// and its level bits, plus an initial capacity and the overflow option.
+// timingwheel.New takes the precision as a time.Duration and these options;
+// a Config (New, NewFromDuration) is for timingwheel.NewWithConfig.
 //
-// Time from the wheel's origin is cut into half-open intervals of one alarm
+// Time from the Unix epoch is cut into half-open intervals of one alarm
 // precision, 2^A nanoseconds; the interval number of a time t (in ns) is t>>A.
-// The level bits say how many interval numbers the wheel can hold at once:
-// 2^(sum of the bits) intervals ahead of now, at least.
+// The level bits say how far ahead a wheel accepts alarms: in at least
+// 2^(sum of the bits) intervals, the current one included, and up to the
+// last time a wheel holds with WithOverflow or the default level bits.
 //
-// Invariant CF1: 0 <= A <= MaxPrecisionLog2; CF2: the level bits are valid
-// (LB1-LB3); CF3: sum(level bits) <= 62 - A; CF4: 0 <= capacity <= MaxCapacity.
+// A valid Config satisfies CF1: 0 <= A <= MaxPrecisionLog2; CF2: the level
+// bits are valid (levelbits); CF3: sum(level bits) <= 62 - A; CF4: 0 <=
+// capacity <= MaxCapacity. Every Config that New returns is valid; the zero
+// Config is not.
 package config
 
 import (
@@ -47,15 +52,28 @@ const (
 	AboutOneDay         AlarmPrecision = 46 // about 19.5 hours
 )
 
-// FloorPow2 returns the largest power of two nanoseconds that is <= d: a
-// precision New accepts for every d in [1ns, MaxInt64]. It fails with
-// ErrNonPositivePrecision when d <= 0. A d of 2^62 ns or more gives
+// FloorPow2 returns the largest power of two nanoseconds that is <= d, as an
+// exponent: a precision New accepts for every d in [1ns, MaxInt64]. It fails
+// with ErrNonPositivePrecision when d <= 0. A d of 2^62 ns or more gives
 // MaxPrecisionLog2 (2^61 ns): a wheel needs at least one level bit.
+// NewFromDuration and PrecisionFor do the same in one call.
 func FloorPow2(d time.Duration) (AlarmPrecision, error) {
 	if d <= 0 {
 		return 0, fmt.Errorf("%w: got %v, want > 0", ErrNonPositivePrecision, d)
 	}
 	return min(AlarmPrecision(bits.Len64(uint64(d))-1), MaxPrecisionLog2), nil
+}
+
+// PrecisionFor returns the alarm precision a wheel asked for precision d
+// gets: the largest power of two nanoseconds <= d, at most 2^61 ns (0 for
+// d <= 0, which New and NewFromDuration reject). timingwheel.New and
+// NewFromDuration round this way; time.Millisecond gives 524.288µs.
+func PrecisionFor(d time.Duration) time.Duration {
+	p, err := FloorPow2(d)
+	if err != nil {
+		return 0
+	}
+	return p.Duration()
 }
 
 // Log2 returns the exponent A of the precision 2^A ns.
@@ -152,9 +170,20 @@ func New(p AlarmPrecision, opts ...Option) (Config, error) {
 	return c, nil
 }
 
+// NewFromDuration is New with the precision given as a duration: the
+// largest power of two nanoseconds <= precision (PrecisionFor tells which).
+// Errors: ErrNonPositivePrecision when precision <= 0, then those of New.
+func NewFromDuration(precision time.Duration, opts ...Option) (Config, error) {
+	p, err := FloorPow2(precision)
+	if err != nil {
+		return Config{}, err
+	}
+	return New(p, opts...)
+}
+
 // MicrosecondPrecision returns the config for precision 2^10 ns with level bits
-// [10 10 6 6 5 3]: a small wheel (about 3.3k slots) that reaches 2^50 ns, about
-// 13 days.
+// [10 10 6 6 5 3]: a small wheel (2,216 slots) that reaches 2^50 ns from the
+// start of the current interval, about 13 days.
 func MicrosecondPrecision() Config {
 	lb, err := levelbits.New(10, 10, 6, 6, 5, 3)
 	if err != nil {
@@ -233,8 +262,8 @@ func (c Config) String() string {
 }
 
 // Invariant checks CF1-CF4, in that order, and returns nil or an
-// *invariant.Violation naming the first one broken. docs/invariants.md states
-// each and names the function that checks it (checkCF1 checks CF1).
+// *invariant.Violation naming the first one broken by its ID
+// (docs/invariants.md states each).
 func (c Config) Invariant() error {
 	if err := c.checkCF1(); err != nil {
 		return err

@@ -381,3 +381,37 @@ func TestConfigString(t *testing.T) {
 func TestZeroConfigInvalid(t *testing.T) {
 	invariant.Expect(t, config.Config{}.Invariant(), "CF2")
 }
+
+// PrecisionFor is the largest power of two nanoseconds <= d, capped at
+// 2^61 ns, and 0 for d <= 0; NewFromDuration makes a config of that
+// precision, and rejects d <= 0 as New rejects a bad exponent.
+func TestPrecisionForAndNewFromDuration(t *testing.T) {
+	tests := []struct {
+		d, want time.Duration
+	}{
+		{1, 1}, {2, 2}, {3, 2}, {1023, 512}, {1024, 1024},
+		{time.Microsecond, 512}, {time.Millisecond, 524_288}, {time.Second, 536_870_912},
+		{1 << 61, 1 << 61}, {1<<62 - 1, 1 << 61}, {1 << 62, 1 << 61}, {1<<63 - 1, 1 << 61},
+	}
+	for _, tc := range tests {
+		if got := config.PrecisionFor(tc.d); got != tc.want {
+			t.Errorf("PrecisionFor(%d) = %d, want %d", tc.d, got, tc.want)
+		}
+		c, err := config.NewFromDuration(tc.d, config.WithCapacity(3))
+		if err != nil || c.AlarmPrecision() != tc.want || c.Capacity() != 3 || c.Invariant() != nil {
+			t.Errorf("NewFromDuration(%d) = %v, %v; want precision %d, capacity 3", tc.d, c, err, tc.want)
+		}
+	}
+	for _, d := range []time.Duration{0, -1, -time.Hour, -1 << 63} {
+		if got := config.PrecisionFor(d); got != 0 {
+			t.Errorf("PrecisionFor(%d) = %d, want 0", d, got)
+		}
+		if _, err := config.NewFromDuration(d); !errors.Is(err, config.ErrNonPositivePrecision) ||
+			!strings.Contains(err.Error(), d.String()) {
+			t.Errorf("NewFromDuration(%d): %v, want ErrNonPositivePrecision naming the value", d, err)
+		}
+	}
+	if _, err := config.NewFromDuration(time.Millisecond, config.WithCapacity(-1)); !errors.Is(err, config.ErrCapacityOutOfRange) {
+		t.Errorf("NewFromDuration with capacity -1: %v, want ErrCapacityOutOfRange", err)
+	}
+}

@@ -71,3 +71,15 @@ func ExampleNew() {
 	// precision 2^20 ns (1.048576ms), level bits [8 8 8], capacity 1024 <nil>
 	// true
 }
+
+// NewFromDuration takes the precision as a duration and rounds it down to a
+// power of two nanoseconds; PrecisionFor says what a duration gives, in one
+// value.
+func ExampleNewFromDuration() {
+	c, err := config.NewFromDuration(time.Millisecond, config.WithCapacity(1024))
+	fmt.Println(c, err)
+	fmt.Println(config.PrecisionFor(time.Millisecond), config.PrecisionFor(time.Second))
+	// Output:
+	// precision 2^19 ns (524.288µs), level bits [11 10 10 10 2], capacity 1024 <nil>
+	// 524.288µs 536.870912ms
+}

@@ -1,16 +1,20 @@
-// Package priorityqueue is a monotone priority queue of int64 keys: the
-// hierarchical structure a timing wheel stands on, usable on its own by a
+// Package priorityqueue is a monotone priority queue of int64 keys, for a
 // discrete-event simulator, a shortest-path search with integer lengths, or
 // any loop that removes keys in ascending order. It is the port of the
-// Priority_queue inside Jane Street's OCaml Timing_wheel.
+// Priority_queue inside Jane Street's OCaml Timing_wheel, and the structure
+// package timingwheel stands on.
 //
 // Keys are int64 in [0, MaxKey]. Unlike a heap, the queue has no "delete
 // min": it has a minimum allowed key that only grows. IncreaseMinAllowedKey(k)
 // removes every element whose key is below k, in ascending key order and,
-// within one key, in the order the elements were added or changed, and moves
-// the rest down the levels: a lazy radix sort. An element is moved down a
-// level only when the minimum reaches its slot, so each element is touched
-// at most once per level.
+// within one key, in the order the elements were added or changed.
+//
+//	q := priorityqueue.New[string](levelbits.Default(), 0)
+//	q.Add(7, "b")
+//	q.Add(3, "a")
+//	q.IncreaseMinAllowedKey(8, func(e priorityqueue.Element[string]) {
+//		fmt.Println(e.Key, e.Value) // 3 a, then 7 b
+//	})
 //
 // The level bits (package levelbits) say how far ahead of the minimum the
 // queue reaches: Add accepts keys in [MinAllowedKey(), MaxAllowedKey()], and
@@ -19,13 +23,13 @@
 //
 // # Cost
 //
-// Mem and Remove are O(1); Add and Change walk at most the number of levels.
+// Mem and Remove are O(1); Add and Change are O(levels).
 // IncreaseMinAllowedKey costs O(levels + occupied slots passed + elements
-// removed or moved down); it never visits an empty slot, so a jump across a
-// long empty range costs what a short one does. MinKey is O(1) when cached
-// (after Add and IncreaseMinAllowedKey) and otherwise O(levels + the
-// elements of one slot per level). Once the queue has held its peak load, a
-// steady load allocates nothing.
+// removed or moved down a level), and each element moves down at most once
+// per level: a jump across a long empty range costs what a short one does. MinKey is
+// O(1) when cached and otherwise O(levels + the elements of one slot per
+// level). Once the queue has held its peak load, a steady load allocates
+// nothing. docs/design.md says how.
 //
 // # Removal handlers
 //
@@ -39,14 +43,25 @@
 // propagates, the queue stays valid, and the elements not yet removed stay in
 // it, below MinAllowedKey: the next IncreaseMinAllowedKey (any key) removes
 // them first. An IncreaseMinAllowedKey made from a handler first removes,
-// with its own handler, what the enclosing calls have not removed yet (they
-// share one list of due elements), then its own.
+// with its own handler, what the enclosing calls have not removed yet, then
+// its own.
+//
+// # Errors
+//
+// A call that fails changes nothing and returns an error that wraps
+// ErrKeyOutOfRange or ErrInvalidAlarm (use errors.Is) and names the value it
+// got. A handle that is not in the queue (removed, removed by
+// IncreaseMinAllowedKey, cleared, the zero Alarm, or another queue's) gives
+// ErrInvalidAlarm.
 //
 // # Invariant
 //
 // Invariant checks the structure and names the first broken invariant by its
 // ID (PQ1-PQ16 and the record pool's AP1-AP9); docs/invariants.md states each
-// as a formula. Build with -tags twcheck to run it after every mutating call.
+// as a formula. Built with -tags twcheck (checked mode), every mutating call
+// checks what it touched and panics at a violation, and Invariant runs once
+// per as many calls as the queue has slots and records, or after every call
+// with TWCHECK=full in the environment.
 //
 // A Queue is not safe for concurrent use.
 package priorityqueue
@@ -67,8 +82,8 @@ var (
 	// ErrKeyOutOfRange: a key outside what the call accepts; the message
 	// names the key and the allowed range.
 	ErrKeyOutOfRange = queue.ErrKeyOutOfRange
-	// ErrInvalidAlarm: the handle is null, was removed or cleared, or belongs
-	// to another queue.
+	// ErrInvalidAlarm: the handle is null, was removed (by Remove or
+	// IncreaseMinAllowedKey) or cleared, or belongs to another queue.
 	ErrInvalidAlarm = queue.ErrInvalidAlarm
 )
 

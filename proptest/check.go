@@ -135,7 +135,7 @@ func WithoutPanics() Option { return func(o *options) { o.noPanic = true } }
 // WithOpWeights sets the wheel's operation mix: the relative weight of each
 // operation, named as in a trace (Add, AddAtIntervalNum, Remove, Reschedule,
 // RescheduleAtIntervalNum, AdvanceClock, AdvanceClockLimit, FirePastAlarms,
-// AdvanceClockStopAtNextAlarm, Shrink, Clear). A weight of 0 turns one off;
+// AdvanceClockStopAtNextAlarm, Step, Shrink, Clear). A weight of 0 turns one off;
 // names left out keep their default weights; any other name fails the test.
 func WithOpWeights(weights map[string]int) Option {
 	return func(o *options) { maps.Copy(o.weights, weights) }

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
 
@@ -282,7 +281,7 @@ func TestAnyStartTime(t *testing.T) {
 
 func TestOptions(t *testing.T) {
 	// A coarse precision keeps exact times and order.
-	c := New(t0, WithPrecision(config.AboutOneMillisecond))
+	c := New(t0, WithPrecision(time.Millisecond))
 	l := &log{c: c}
 	c.AfterFunc(900*time.Microsecond, l.fn("late"))
 	c.AfterFunc(100*time.Microsecond, l.fn("early"))
@@ -310,14 +309,20 @@ func TestOptions(t *testing.T) {
 	if want := "near@100ns far@1ms"; l.String() != want {
 		t.Fatalf("overflow fires %q, want %q", l, want)
 	}
-	mustPanic(t, ErrInvalidOption, func() { New(t0, WithPrecision(99)) })
+	mustPanic(t, ErrInvalidOption, func() { New(t0, WithPrecision(0)) })
+	// The precision is a duration, as timingwheel.New takes it: 1ms rounds
+	// down to 2^19 ns.
+	c = New(t0, WithPrecision(time.Millisecond))
+	if c.cfg.Precision().Duration() != 1<<19 {
+		t.Fatalf("WithPrecision(1ms) gives %v, want 2^19 ns", c.cfg.Precision().Duration())
+	}
 }
 
 func TestBlockUntilWaitersCancelled(t *testing.T) {
 	c := New(t0)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := c.BlockUntilWaiters(ctx, 1); !errors.Is(err, context.Canceled) {
+	if err := c.BlockUntilContext(ctx, 1); !errors.Is(err, context.Canceled) {
 		t.Fatalf("BlockUntilWaiters = %v, want context.Canceled", err)
 	}
 	tm := c.NewTimer(time.Second)
@@ -378,6 +383,7 @@ func TestRealClock(t *testing.T) {
 // advancing leaves stale entries behind, which must not pile up.
 func TestEarlyHeapStaysSmall(t *testing.T) {
 	c := New(t0)
+	c.adv.Lock() // keep the timer due: it would run at once (kick)
 	n := 0
 	tm := c.AfterFunc(0, func() { n++ })
 	for range 10_000 {
@@ -386,6 +392,7 @@ func TestEarlyHeapStaysSmall(t *testing.T) {
 	if len(c.early) > 200 {
 		t.Fatalf("early heap holds %d entries for one timer", len(c.early))
 	}
+	c.adv.Unlock()
 	c.Advance(0)
 	if n != 1 {
 		t.Fatalf("the timer ran %d times, want once", n)

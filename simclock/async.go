@@ -5,52 +5,67 @@ import (
 	"time"
 )
 
-// Advancing is an advance running on a goroutine of its own, from
-// AdvanceAsync or AdvanceNextAsync: quartz's AdvanceWaiter.
+// Advancing is an advance in progress: quartz's AdvanceWaiter.
 type Advancing struct {
+	c        *Clock
 	done     chan struct{}
 	moved    time.Duration
 	fired    int
 	panicked any
 }
 
-// AdvanceAsync starts Advance(d) on a goroutine of its own and returns at
-// once. It is what a test uses when a callback's clock call is trapped:
-// while the advance waits for the call's release, the test takes the call
-// (Trap.Wait), releases it, then waits for the advance (Advancing.Wait).
-// Traps catch callbacks' calls only in advances started this way.
+// AdvanceAsync is quartz's Advance: it returns once Now() is the target.
 func (c *Clock) AdvanceAsync(d time.Duration) *Advancing {
-	return c.goAdvance(func() (time.Duration, int) {
-		n, moved := c.advance("AdvanceAsync", 0, d, modeRelative)
-		return time.Duration(moved), n
+	return c.goAdvance(func(reached chan struct{}) (time.Duration, int, []*cbRun) {
+		n, moved, held := c.advance("AdvanceAsync", 0, d, modeRelative, reached)
+		return time.Duration(moved), n, held
 	})
 }
 
-// AdvanceNextAsync starts AdvanceNext on a goroutine of its own and returns
-// at once; see AdvanceAsync. Result reports what it did.
+// AdvanceNextAsync is quartz's AdvanceNext.
 func (c *Clock) AdvanceNextAsync() *Advancing {
-	return c.goAdvance(func() (time.Duration, int) {
-		n, moved := c.advance("AdvanceNextAsync", 0, 0, modeStep)
-		return time.Duration(max(moved, 0)), n
+	return c.goAdvance(func(reached chan struct{}) (time.Duration, int, []*cbRun) {
+		n, moved, held := c.advance("AdvanceNextAsync", 0, 0, modeStep, reached)
+		return time.Duration(max(moved, 0)), n, held
 	})
 }
 
-func (c *Clock) goAdvance(run func() (time.Duration, int)) *Advancing {
-	a := &Advancing{done: make(chan struct{})}
+func (c *Clock) goAdvance(run func(chan struct{}) (time.Duration, int, []*cbRun)) *Advancing {
+	a := &Advancing{c: c, done: make(chan struct{})}
+	reached := make(chan struct{})
 	go func() {
 		defer close(a.done)
-		defer func() { a.panicked = recover() }()
-		a.moved, a.fired = run()
+		defer func() {
+			if p := recover(); p != nil {
+				a.panicked = p
+			}
+		}()
+		var held []*cbRun
+		a.moved, a.fired, held = run(reached)
+		for _, r := range held {
+			<-r.done
+			if r.panicked != nil && a.panicked == nil {
+				a.panicked = r.panicked
+			}
+		}
 	}()
+	c.mu.Lock()
+	busy := c.inCall
+	c.mu.Unlock()
+	if busy && insideCallback() {
+		return a // the advance waits for this callback to return
+	}
+	select {
+	case <-reached:
+	case <-a.done:
+	}
 	return a
 }
 
-// Done is closed when the advance has returned.
+// Done is closed when the advance and its callbacks are done.
 func (a *Advancing) Done() <-chan struct{} { return a.done }
 
-// Wait waits until the advance has returned, or ctx ends (it returns
-// ctx.Err()). If the advance panicked (a callback's panic, ErrReentrant),
-// Wait panics with the same value, on its caller's goroutine.
+// Wait waits until Done or ctx ends, passing on a callback's panic.
 func (a *Advancing) Wait(ctx context.Context) error {
 	select {
 	case <-a.done:
@@ -63,8 +78,14 @@ func (a *Advancing) Wait(ctx context.Context) error {
 	return nil
 }
 
-// Result reports how far the advance moved the clock and how many timers
-// fired, once Done is closed (0, 0 before).
+// MustWait is Wait that fails the test on error.
+func (a *Advancing) MustWait(ctx context.Context) {
+	if err := a.Wait(ctx); err != nil {
+		fail(a.c, "advance not done: %v", err)
+	}
+}
+
+// Result reports how far the advance moved and how many timers fired.
 func (a *Advancing) Result() (time.Duration, int) {
 	select {
 	case <-a.done:

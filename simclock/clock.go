@@ -1,113 +1,20 @@
-// Package simclock is a deterministic simulation clock for tests and
-// discrete-event simulations, built on a timing wheel.
+// Package simclock is a deterministic clock for tests and simulations.
 //
-// A *Clock has the shape of package time (Now, Sleep, After, NewTimer,
-// AfterFunc, NewTicker, Tick) plus TickerFunc, but its time moves only when
-// a goroutine drives it with Advance, AdvanceTo, AdvanceNext, Step, RunUntil
-// or Run. Code under test takes Interface, which both *Clock and Real()
-// satisfy, as an argument or from its context (NewContext, FromContext). A
-// test waits for the code to wait on the clock (BlockUntil and its variants),
-// or holds it at a clock call until it releases it (Trap). The zero Clock is
-// usable. docs/migrating.md maps clockwork, benbjohnson/clock, quartz and
-// k8s.io/utils/clock/testing to simclock, method by method.
+// A *Clock has the methods of package time plus TickerFunc; its time moves
+// only when a goroutine drives it (Advance, Step, AdvanceAsync...). Code under
+// test takes Interface, which *Clock and Real() satisfy. docs/migrating.md
+// maps clockwork, benbjohnson/clock, quartz and k8s.io/utils/clock to it.
 //
-// # Firing
-//
-// Driving the clock fires every due timer in time order and, at equal times,
-// in the order the timers were scheduled (created, reset, or re-armed by a
-// tick): the same program gives the same trace of fires on every run. Each
-// fire happens on the goroutine that drives the clock, with Now() equal to the
-// timer's own time, not the target of the advance, so a simulated cause always
-// comes before its effect. An AfterFunc callback runs with no lock held and
-// may create, stop and reset timers, including ones due before the target of
-// the current advance: they fire in this same advance, in their place.
-//
-// A callback must not drive its own clock (Advance and the rest would wait
-// for the advance in progress, which waits for the callback) or Sleep on it:
-// those calls panic with ErrReentrant. Nor may it block waiting for another
-// goroutine that drives the clock, which the clock cannot detect (Running
-// names the callback an advance is stuck in). If a callback panics, the
-// panic reaches the
-// caller of the driving method; the clock stays at that callback's time and is
-// usable: the timers due at that instant that have not fired yet fire first at
-// the next call that drives the clock.
-//
-// # Timers, tickers and channels
-//
-// Timers and tickers follow package time as of Go 1.23: once Stop or Reset
-// returns, no value from before the call can be received from the channel.
-// A channel timer (After, NewTimer) or a Reset with d <= 0 delivers Now()
-// at once, as a real timer would; an AfterFunc with d <= 0 is due at Now() and
-// runs at the next call that drives the clock (Advance(0) will do), so that
-// callbacks only ever run on the driving goroutine.
-//
-// A ticker's channel holds one tick, as package time's does: when an advance
-// passes several ticks while nobody receives, the first waits in the channel
-// and the others are dropped. So that a ticker nobody reads costs O(1) per
-// advance, not one fire per period (a 1 ns ticker and Advance(time.Hour)
-// would be 3.6e12 fires): when a tick finds the channel full, the ticker
-// skips to the last tick at or before the advance's target, which it delivers
-// if the channel has room by then. It fires at most three times per advance
-// (with short level bits and no WithOverflow, up to once more per 256
-// timers the advance fires, so as not to skip past the wheel's reach).
-// A receiver that drains the channel in the middle of an advance (a
-// callback, or a goroutine racing the advance) therefore gets that last tick
-// next, not the one after its receive. A receiver that wants every tick
-// advances one period at a time or uses Step (which stops at every tick);
-// code that needs a call per tick uses TickerFunc, which calls f for every
-// period passed, at a cost of one call each.
-//
-// # Waiting for what an advance set in motion
-//
-// Callbacks (AfterFunc, TickerFunc, context deadlines) have run when the
-// advance returns. A goroutine woken by a channel (a timer, a ticker, Sleep)
-// runs after the advance has returned, and the clock cannot see what it does
-// next unless it calls the clock. A test waits for it deterministically, with
-// no real-time sleep, in one of three ways:
-//
-//   - BlockUntilContext(ctx, n) or BlockUntilWaiters(ctx, n), when the code
-//     reacts by waiting on the clock again (a new timer, a Sleep, a deadline);
-//   - a trap (Trap) on the clock call the code makes next, which also holds
-//     the code there until the test releases it (when the call is made by a
-//     callback, advance with AdvanceAsync, whose Wait is quartz's awaitable
-//     advance);
-//   - inside a testing/synctest bubble (Go 1.25), synctest.Wait() after the
-//     advance: it returns once every goroutine of the bubble is blocked again,
-//     however it reacted (a counter, a log line, a send to another channel).
-//     simclock works inside a bubble: its waits are channel operations.
-//
-// Outside a bubble, a reaction that never touches the clock (a goroutine
-// that counts ticks into a variable) can only be awaited by the code under
-// test telling the test (a channel of its own); there is no way for the clock
-// to know that a goroutine has finished reacting.
-//
-// # The wheel
-//
-// Timers live in a timing wheel (the queue under timingwheel.Wheel, driven
-// in ns after the start) with 1 ns precision by default, so
-// scheduling, stopping and resetting a timer cost O(1) (O(levels), a small
-// constant) and an advance costs O(timers fired), however far it goes, with
-// two exceptions. An advance takes due timers from the wheel a chunk at a
-// time, so the wheel's clock may be ahead of Now() inside callbacks; a timer
-// due at or before the wheel's clock goes to a small binary heap instead,
-// O(log n) in the timers waiting there. Those are the AfterFunc timers
-// scheduled or reset with d <= 0, and the timers and ticks a callback
-// schedules at or shortly after its own time. A clock with few timers
-// keeps them all in that heap while its wheel holds none, cheaper than the
-// wheel at that size: it starts doing so while the heap holds fewer than
-// 512 entries, and goes on up to 1024; the timer that takes it past them
-// moves them into the wheel, O(1024 log 1024), so the move comes at most
-// once per 512 schedules. Where the wheel reaches every time (the default
-// level bits, any with WithOverflow, or any that span the 62 bits of a time
-// with the precision) it is made only when a timer first needs it, so a
-// clock whose timers all fit in that heap (counting the entries Stop and
-// Reset leave behind) never makes one. And with a coarser precision
-// (WithPrecision) the wheel hands over timers by interval, so each chunk
-// it hands over is sorted, O(k log k) for k timers, and Step and Next scan
-// the current interval. Times are kept relative to the start time, so any
-// start works; the clock reaches 2^62-1 ns (about 146 years) past it. A
-// timer further out never fires; advancing further panics with
-// ErrOutOfRange.
+// Driving the clock fires every due timer in time order, FIFO at equal times,
+// on the driving goroutine (while a trap is open, a callback runs on one of its
+// own, which the advance waits for), each with Now() at its own time: a run that traps
+// nothing gives the same trace every time, and every callback due has run
+// when the advance returns, or is held by a trap. Timers follow package time
+// as of Go 1.23;
+// AfterFunc with d <= 0 runs at once, on a goroutine of the clock's; a ticker
+// drops the ticks nobody receives. A goroutine woken by a channel runs after
+// the advance: wait for it with BlockUntilContext, a Trap, or synctest.Wait.
+// Scheduling costs O(1), an advance O(timers fired); docs/design.md tells how.
 package simclock
 
 import (
@@ -115,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -128,65 +36,64 @@ import (
 // maxOffset is the last instant the clock reaches, in ns after its start.
 const maxOffset = 1<<62 - 1
 
-// Errors, usable with errors.Is on the value a method panics with.
 var (
-	// ErrOutOfRange: an advance past the clock's reach (start + 2^62-1 ns).
+	// ErrOutOfRange: an advance past start + 2^62-1 ns.
 	ErrOutOfRange = errors.New("simclock: time out of range")
-	// ErrInvalidOption: New was given a precision or level bits that make
-	// no valid wheel.
+	// ErrInvalidOption: an invalid option to New.
 	ErrInvalidOption = errors.New("simclock: invalid option")
-	// ErrBeyondReach: a timer is due beyond what the wheel's level bits can
-	// hold; use WithOverflow with short level bits.
+	// ErrBeyondReach: a timer beyond short level bits; use WithOverflow.
 	ErrBeyondReach = errors.New("simclock: timer beyond the wheel's reach")
+	// ErrReentrant: a callback drove its own clock or Slept on it.
+	ErrReentrant = errors.New("simclock: re-entrant call from a callback")
+	// ErrTrapClosed: Trap.Wait on a closed trap.
+	ErrTrapClosed = errors.New("simclock: trap closed")
 )
 
-// Option configures the wheel under a Clock.
+// Option configures a Clock.
 type Option func(*options)
 
 type options struct {
-	precision config.AlarmPrecision
+	tb        TB
+	log       bool
+	precision time.Duration
 	cfgOpts   []config.Option
 }
 
-// WithPrecision sets the wheel's alarm precision (default
-// config.OneNanosecond). Fire order and Now() inside callbacks stay exact with
-// any precision: the clock sorts the timers the wheel hands over interval by
-// interval, and Step and Next scan the current interval for its earliest
-// time. So a coarse precision costs more per timer than the default; it only
-// saves cascades between levels for timers far ahead.
-func WithPrecision(p config.AlarmPrecision) Option {
-	return func(o *options) { o.precision = p }
+// WithPrecision sets the wheel's precision, as timingwheel.New (default 1ns).
+func WithPrecision(d time.Duration) Option {
+	return func(o *options) { o.precision = d }
 }
 
-// WithLevelBits sets the wheel's level bits (default levelbits.Default(),
-// which reaches every time the clock can represent). A level's slots (2^bits
-// of 64 bytes) are allocated when a timer first lands on it, but a clock with
-// few pending timers keeps them in a small structure of their own instead
-// (with the default level bits up to 128 timers, or up to 2^15 while they
-// are spread wider than level 0; with a level 0 of b < 11 bits, 2^b/8 and
-// 16·2^b), so narrower levels no longer make small clocks cheaper: with
-// 8,8,8,8,8,8,8,6, a new clock with 100, 1e3 or 1e5 timers took the same
-// time as with the default, within the noise. Level bits that do not reach
-// every time, without WithOverflow, make small clocks slower: the wheel must
-// check each timer against its reach, so the clock cannot keep its first
-// timers off the wheel (tiny mode; see The wheel in the package doc).
+// TB is the part of testing.TB a Clock uses.
+type TB interface {
+	Helper()
+	Logf(format string, args ...any)
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Cleanup(f func())
+}
+
+// WithTB ties the clock to a test: Must* fail it; unreleased calls fail it.
+func WithTB(tb TB) Option {
+	return func(o *options) { o.tb = tb }
+}
+
+// WithCallLog logs every clock call to WithTB's test (quartz's logger).
+func WithCallLog() Option {
+	return func(o *options) { o.log = true }
+}
+
+// WithLevelBits sets the wheel's level bits (default levelbits.Default()).
 func WithLevelBits(lb levelbits.LevelBits) Option {
 	return func(o *options) { o.cfgOpts = append(o.cfgOpts, config.WithLevelBits(lb)) }
 }
 
-// WithOverflow lets a wheel with short level bits accept timers at any
-// distance (see config.WithOverflow). Without it, a timer beyond the level
-// bits' reach makes the call that schedules it panic with ErrBeyondReach.
+// WithOverflow lets short level bits take any time (config.WithOverflow).
 func WithOverflow() Option {
 	return func(o *options) { o.cfgOpts = append(o.cfgOpts, config.WithOverflow()) }
 }
 
-// Clock is a simulated clock. Its methods are safe for concurrent use.
-//
-// The zero Clock is ready to use: it reads 1970-01-01 00:00:00 UTC (the Unix
-// epoch, time.Unix(0, 0).UTC()) and has the default options, as if made by
-// New(time.Unix(0, 0).UTC()). Unlike time.Time{}, that start is not taken for
-// an unset time by IsZero. A Clock must not be copied after first use.
+// Clock is a simulated clock; the zero Clock reads the Unix epoch (UTC).
 type Clock struct {
 	// The wheel's own clock (wnow) may run ahead of the simulated one (now):
 	// an advance takes the alarms due up to its target from the wheel, a
@@ -222,6 +129,7 @@ type Clock struct {
 	earlyKept   int       // live entries at the last compaction or leaveTiny
 	sorted      bool      // 1 ns precision: the wheel fires in time order
 	chunk       int       // how many alarms an advance takes from the wheel at a time: defaultChunk
+	chk         chkSched  // checked mode's schedule of whole checks (checked.go); no size without -tags twcheck
 	waiters     int
 	blocked     []*blocked              // goroutines waiting for a waiter count
 	inCall      bool                    // a callback is running (on the driving goroutine)
@@ -229,8 +137,16 @@ type Clock struct {
 	async       bool                    // the advance in progress runs on AdvanceAsync's goroutine
 	tickerFuncs map[*timer]func() error // running TickerFuncs: their f
 	traps       []*Trap                 // open traps, oldest first
-	ntraps      atomic.Int32            // len(traps), read without mu
+	ntraps      atomic.Int32            // len(traps), plus 1 while logTB is set: read without mu (storeHooks)
+	tb          TB                      // WithTB's, or nil
+	logTB       TB                      // tb while calls are logged (WithCallLog), else nil
 	collect     func(*timer)
+	live        int      // pending timers, of every kind: Len
+	nparked     int      // timers in stateParked (beyond the reach)
+	advancing   bool     // an advance is firing: it will take every timer due by its target
+	kickPending bool     // a goroutine will fire the timers due now (kick)
+	holdable    *cbRun   // the callback running on a goroutine of its own, which a trap may hold
+	held        []*cbRun // callbacks of the advance in progress that a trap holds
 }
 
 // entry is a timer in the batch or the early heap (due, or waiting there in
@@ -353,17 +269,50 @@ func (h earlyHeap) sort() {
 	slices.Reverse(h)
 }
 
-// New returns a clock that reads start. The options choose the wheel (1 ns
-// precision and default level bits without any). New panics with an error
-// wrapping ErrInvalidOption (and the config error) for an invalid option.
+// New returns a clock at start; bad options panic with ErrInvalidOption.
 func New(start time.Time, opts ...Option) *Clock {
-	o := options{precision: config.OneNanosecond}
+	o := options{precision: 1}
 	for _, f := range opts {
 		f(&o)
 	}
 	c := &Clock{}
 	c.init(start, o)
+	if o.log && o.tb == nil {
+		panic(fmt.Errorf("%w: WithCallLog without WithTB: there is no test to log to", ErrInvalidOption))
+	}
+	if tb := o.tb; tb != nil {
+		c.tb = tb
+		if o.log {
+			c.logTB = tb
+			c.storeHooks()
+		}
+		tb.Cleanup(c.testOver)
+	}
 	return c
+}
+
+// testOver runs at the end of a WithTB clock's test: it stops the log and
+// closes the open traps, which reports the calls taken and never released.
+func (c *Clock) testOver() {
+	c.mu.Lock()
+	c.logTB = nil
+	traps := slices.Clone(c.traps)
+	c.storeHooks()
+	c.mu.Unlock()
+	for _, tr := range traps {
+		tr.Close()
+	}
+}
+
+// storeHooks sets ntraps, which the clock's methods read without a lock to
+// skip trap on their fast path: the open traps, plus one while calls are
+// logged. c.mu is held.
+func (c *Clock) storeHooks() {
+	n := len(c.traps)
+	if c.logTB != nil {
+		n++
+	}
+	c.ntraps.Store(int32(n))
 }
 
 // zeroStart is where the zero Clock starts.
@@ -371,7 +320,11 @@ var zeroStart = time.Unix(0, 0).UTC()
 
 // init sets the clock up; c.mu is held, or c is not shared yet.
 func (c *Clock) init(start time.Time, o options) {
-	cfg, err := config.New(o.precision, o.cfgOpts...)
+	p, err := config.FloorPow2(o.precision)
+	if err != nil {
+		panic(fmt.Errorf("%w: WithPrecision(%v): the precision must be > 0", ErrInvalidOption, o.precision))
+	}
+	cfg, err := config.New(p, o.cfgOpts...)
 	if err != nil {
 		panic(fmt.Errorf("%w: %w", ErrInvalidOption, err))
 	}
@@ -424,15 +377,14 @@ func (c *Clock) maxAllowed() int64 {
 // ready makes the zero Clock usable on its first use; c.mu is held.
 func (c *Clock) ready() {
 	if c.collect == nil {
-		c.init(zeroStart, options{precision: config.OneNanosecond})
+		c.init(zeroStart, options{precision: 1})
 	}
 }
 
-// Now returns the simulated time. Inside a callback it is the callback's own
-// scheduled time.
+// Now returns the simulated time; inside a callback, the callback's own time.
 func (c *Clock) Now() time.Time {
 	if c.ntraps.Load() > 0 {
-		defer c.trap(methodNow, 0, time.Time{})()
+		defer c.trap(methodNow, 0, time.Time{}, nil)()
 	}
 	return c.current()
 }
@@ -449,7 +401,7 @@ func (c *Clock) timeOf(off int64) time.Time { return c.origin.Add(time.Duration(
 // Since returns Now().Sub(t).
 func (c *Clock) Since(t time.Time) time.Duration {
 	if c.ntraps.Load() > 0 {
-		defer c.trap(methodSince, 0, t)()
+		defer c.trap(methodSince, 0, t, nil)()
 	}
 	return c.current().Sub(t)
 }
@@ -457,7 +409,7 @@ func (c *Clock) Since(t time.Time) time.Duration {
 // Until returns t.Sub(Now()).
 func (c *Clock) Until(t time.Time) time.Duration {
 	if c.ntraps.Load() > 0 {
-		defer c.trap(methodUntil, 0, t)()
+		defer c.trap(methodUntil, 0, t, nil)()
 	}
 	return t.Sub(c.current())
 }
@@ -487,31 +439,17 @@ func (c *Clock) after(d time.Duration) int64 {
 	return c.now + int64(d)
 }
 
-// Advance moves the clock forward by d, firing every timer due on the way, in
-// order; see AdvanceTo. A d <= 0 fires only the timers already due.
-// With several goroutines advancing at once, each advance is measured from
-// the time at which it starts, after the one in progress.
+// Advance is AdvanceTo(Now().Add(d)) (d <= 0: fire what is due now).
 func (c *Clock) Advance(d time.Duration) {
-	c.advance("Advance", 0, d, modeRelative)
+	c.advance("Advance", 0, d, modeRelative, nil)
 }
 
-// AdvanceTo moves the clock to t, firing every timer due at or before t in
-// time order, FIFO at equal times; each fire sees Now() equal to its time, and
-// Now() is t afterwards. A t at or before Now() is taken as Now(): it fires
-// the timers already due (those a panicking callback left, or AfterFunc with
-// d <= 0) and leaves the clock where it is. It panics with ErrOutOfRange when t is
-// past the clock's reach.
+// AdvanceTo moves the clock forward to t, firing every timer due in order.
 func (c *Clock) AdvanceTo(t time.Time) {
 	c.runUntil("AdvanceTo", t)
 }
 
-// RunUntil is AdvanceTo and returns how many timers fired: callbacks run,
-// values sent, Sleeps ended, and the fires of a ticker whose channel was
-// full, whose tick was dropped. An unread ticker does not fire once per
-// period: at such a fire it skips to its last tick at or before the
-// advance's target (with short level bits and no WithOverflow, no further
-// than the wheel's reach: see the package doc on tickers), so the ticks in
-// between are neither sent nor counted.
+// RunUntil is AdvanceTo and returns how many timers fired.
 func (c *Clock) RunUntil(t time.Time) int {
 	return c.runUntil("RunUntil", t)
 }
@@ -524,32 +462,23 @@ func (c *Clock) runUntil(op string, t time.Time) int {
 	if off > maxOffset {
 		panic(fmt.Errorf("%w: %v is past %v", ErrOutOfRange, t, c.timeOf(maxOffset)))
 	}
-	n, _ := c.advance(op, off, 0, modeAbsolute)
+	n, _, _ := c.advance(op, off, 0, modeAbsolute, nil)
 	return n
 }
 
-// Step advances the clock to the next instant at which a timer is due and
-// fires every timer due then, including ones the callbacks schedule for that
-// same instant. It returns false, and does nothing, when no timer is pending:
-// the discrete-event loop is `for c.Step() {}`.
+// Step fires the next instant's timers; false, doing nothing, with none.
 func (c *Clock) Step() bool {
-	_, moved := c.advance("Step", 0, 0, modeStep)
+	_, moved, _ := c.advance("Step", 0, 0, modeStep, nil)
 	return moved >= 0
 }
 
-// AdvanceNext advances the clock to the next instant at which a timer is due,
-// fires every timer due then (as Step does), and reports how far the clock
-// moved and how many timers fired, counted as RunUntil counts them.
-// With nothing pending it does nothing and returns 0, 0. It is quartz's
-// AdvanceNext, with nothing left to wait for once it returns: the callbacks
-// have run on the calling goroutine.
+// AdvanceNext is Step, reporting how far it moved and how many fired.
 func (c *Clock) AdvanceNext() (time.Duration, int) {
-	n, moved := c.advance("AdvanceNext", 0, 0, modeStep)
+	n, moved, _ := c.advance("AdvanceNext", 0, 0, modeStep, nil)
 	return time.Duration(max(moved, 0)), n
 }
 
-// Run steps the clock until no timer is pending (it returns nil) or ctx ends
-// (it returns ctx.Err()). A running ticker keeps it going until ctx ends.
+// Run steps until nothing is pending (nil) or ctx ends (ctx.Err()).
 func (c *Clock) Run(ctx context.Context) error {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -561,8 +490,7 @@ func (c *Clock) Run(ctx context.Context) error {
 	}
 }
 
-// Next returns the time of the earliest pending timer, or false when none is
-// pending (timers beyond the clock's reach do not count).
+// Next returns the time of the earliest pending timer, if any.
 func (c *Clock) Next() (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -646,26 +574,40 @@ const (
 )
 
 // advance fires, in order, every timer due at or before its target and
-// leaves the clock there. It returns how many timers fired and how far the
-// clock moved; in modeStep, with nothing pending, it returns 0, -1.
-func (c *Clock) advance(op string, target int64, d time.Duration, mode int) (n int, moved int64) {
+// leaves the clock there. It returns how many timers fired, how far the
+// clock moved (in modeStep, with nothing pending, 0 and -1) and the callbacks
+// a trap took hold of, which go on on goroutines of their own. It closes
+// reached (if not nil) once Now() is the target.
+func (c *Clock) advance(op string, target int64, d time.Duration, mode int, reached chan struct{}) (n int, moved int64, held []*cbRun) {
 	if !c.adv.TryLock() {
 		c.checkReentry(op)
 		c.adv.Lock()
+	}
+	reach := func() {
+		if reached != nil {
+			close(reached)
+			reached = nil
+		}
 	}
 	c.mu.Lock()
 	c.ready()
 	from := c.now
 	c.async = strings.HasSuffix(op, "Async")
+	c.advancing, c.kickPending = true, false
+	if c.logTB != nil {
+		c.logTB.Logf("simclock: %s(%v) at %v", op, d, c.timeOf(c.now))
+	}
 	locked := true
 	defer func() {
 		if !locked {
 			c.mu.Lock() // a callback panicked
 		}
-		c.inCall, c.running, c.async = false, nil, false
+		c.inCall, c.running, c.async, c.advancing, c.holdable = false, nil, false, false, nil
+		held, c.held = c.held, nil
 		c.check(op)
 		c.mu.Unlock()
 		c.adv.Unlock()
+		reach()
 	}()
 	switch mode {
 	case modeAbsolute:
@@ -675,7 +617,7 @@ func (c *Clock) advance(op string, target int64, d time.Duration, mode int) (n i
 	case modeStep:
 		var ok bool
 		if target, ok = c.nextLocked(); !ok {
-			return 0, -1
+			return 0, -1, nil
 		}
 	case modeRelative:
 		if target = c.after(d); target > maxOffset {
@@ -693,6 +635,9 @@ func (c *Clock) advance(op string, target int64, d time.Duration, mode int) (n i
 			continue
 		}
 		c.now = e.at
+		if c.now == target {
+			reach()
+		}
 		fired, f := c.fire(e, target)
 		if !fired {
 			continue
@@ -702,7 +647,11 @@ func (c *Clock) advance(op string, target int64, d time.Duration, mode int) (n i
 			c.inCall, c.running = true, e.t
 			c.mu.Unlock()
 			locked = false
-			runCallback(f) // a panic leaves the rest for the next call
+			if c.ntraps.Load() > 0 {
+				c.runHoldable(f) // a trap may hold it: the advance goes on without it
+			} else {
+				runCallback(f) // a panic leaves the rest for the next call
+			}
 			c.mu.Lock()
 			locked = true
 			c.inCall, c.running = false, nil
@@ -710,7 +659,110 @@ func (c *Clock) advance(op string, target int64, d time.Duration, mode int) (n i
 	}
 	moved = max(target, from) - from
 	c.now = max(c.now, target)
-	return n, moved
+	return n, moved, nil // held is set by the deferred function
+}
+
+// cbRun is a callback run on a goroutine of its own while traps are open,
+// so that a trap can hold it while the advance goes on (runHoldable).
+type cbRun struct {
+	gid      uint64        // its goroutine's id, set before the callback starts
+	heldCh   chan struct{} // closed when a trap holds one of its calls
+	done     chan struct{} // closed when it has returned
+	awaited  bool          // an Advancing waits for it (and takes its panic)
+	panicked any
+}
+
+// runHoldable runs a callback on a goroutine of its own and waits until it
+// returns (a panic is passed on to the caller) or a trap holds one of its
+// clock calls: then the callback goes on by itself once released, and the
+// advance in progress keeps it in c.held.
+func (c *Clock) runHoldable(f func()) {
+	r := &cbRun{heldCh: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		gid := goid()
+		c.mu.Lock()
+		r.gid, c.holdable = gid, r
+		c.mu.Unlock()
+		defer func() {
+			p := recover()
+			c.mu.Lock()
+			if c.holdable == r {
+				c.holdable = nil
+			}
+			detached := isClosed(r.heldCh)
+			r.panicked = p
+			c.mu.Unlock()
+			close(r.done)
+			if p != nil && detached && !r.awaited {
+				panic(p) // nobody waits for it: as a panic in time.AfterFunc's goroutine
+			}
+		}()
+		runCallback(f)
+	}()
+	select {
+	case <-r.done:
+		if r.panicked != nil {
+			panic(r.panicked)
+		}
+	case <-r.heldCh:
+	}
+}
+
+// holdCallback is called by a trap that has caught a call: if the caller is
+// the callback that the advance in progress runs with runHoldable, the
+// advance stops waiting for it.
+func (c *Clock) holdCallback() {
+	c.mu.Lock()
+	r := c.holdable
+	c.mu.Unlock()
+	if r == nil || r.gid != goid() {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.holdable != r {
+		return
+	}
+	c.holdable = nil
+	r.awaited = c.async
+	c.held = append(c.held, r)
+	close(r.heldCh)
+}
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// goid returns the calling goroutine's id, from the first line of its stack
+// trace ("goroutine 18 [running]:"). It runs only when a trap catches a call.
+func goid() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = b[len("goroutine "):]
+	var id uint64
+	for _, ch := range b {
+		if ch < '0' || ch > '9' {
+			break
+		}
+		id = id*10 + uint64(ch-'0')
+	}
+	return id
+}
+
+// kick makes the timers due now fire without waiting for a call that drives
+// the clock: an advance in progress takes them, else a goroutine of its own
+// advances by 0. c.mu is held.
+func (c *Clock) kick() {
+	if c.advancing || c.kickPending {
+		return
+	}
+	c.kickPending = true
+	go c.advance("AfterFunc", 0, 0, modeRelative, nil)
 }
 
 // defaultChunk is how many alarms an advance takes from the wheel at a time,
@@ -795,6 +847,7 @@ func (c *Clock) fire(e entry, target int64) (bool, func()) {
 			}
 		}
 		if err := c.arm(t, next); err != nil {
+			c.live--
 			if t.waiter {
 				c.addWaiters(-1)
 			}
@@ -811,51 +864,28 @@ func (c *Clock) fire(e entry, target int64) (bool, func()) {
 	return true, nil
 }
 
-// Waiters returns how many things a goroutine may be waiting on: Sleep calls
-// in progress, plus scheduled After and NewTimer timers, plus tickers not
-// stopped, plus the deadlines of contexts made by WithTimeout and WithDeadline
-// on this clock that have neither passed nor been cancelled. It does not know
-// whether any goroutine is actually blocked on them.
+// Waiters counts pending Sleeps, channel timers, tickers and deadlines.
 func (c *Clock) Waiters() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.waiters
 }
 
-// BlockUntil waits until Waiters() is exactly n, as clockwork's BlockUntil
-// does. It has no way out but that: a test that may get the count wrong uses
-// BlockUntilContext, so that it fails at its context's end rather than at go
-// test's -timeout.
+// BlockUntil is BlockUntilContext without a way out (clockwork's).
 func (c *Clock) BlockUntil(n int) {
-	_ = c.waitWaiters(context.Background(), func(w int) bool { return w == n })
+	_ = c.waitWaiters(context.Background(), func(w int) bool { return w >= n })
 }
 
-// BlockUntilContext waits until Waiters() is exactly n, or ctx ends, when it
-// returns ctx.Err() (clockwork's BlockUntilContext). While it waits, every
-// value the count takes is checked, even one that lasts an instant; but a
-// count that was n and moved on before the wait began is not seen until it
-// comes back to n. When the code under test only adds waiters,
-// BlockUntilWaiters (at least n) is the safer wait.
+// BlockUntilContext waits until Waiters() >= n (clockwork v0.5) or ctx ends.
 func (c *Clock) BlockUntilContext(ctx context.Context, n int) error {
-	return c.waitWaiters(ctx, func(w int) bool { return w == n })
+	return c.waitWaiters(ctx, func(w int) bool { return w >= n })
 }
 
-// BlockUntilWaiters waits until Waiters() is at least n, or ctx ends, when it
-// returns ctx.Err(). A test uses it to make sure the code under test has gone
-// to sleep before it advances the clock.
-//
-// It counts what the clock can see, not goroutines: a Sleep in progress, a
-// scheduled After or NewTimer timer, a running ticker, and a pending
-// WithTimeout or WithDeadline deadline each count one, whether or not any
-// goroutine is blocked receiving from its channel (a timer counts from when
-// it is scheduled until it fires or is stopped, received from or not; two
-// goroutines receiving from one timer count one; AfterFunc timers and
-// TickerFunc never count). So it returns once the timers are in place,
-// possibly a moment before the goroutine that made them reaches its receive;
-// that is enough for Advance, since a value sent meanwhile waits in the
-// channel.
-func (c *Clock) BlockUntilWaiters(ctx context.Context, n int) error {
-	return c.waitWaiters(ctx, func(w int) bool { return w >= n })
+// Len counts every pending timer, AfterFunc and TickerFunc included.
+func (c *Clock) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.live
 }
 
 // waitWaiters waits until ok(waiters) or ctx ends. The count is checked

@@ -30,8 +30,8 @@ func TestSleepersWakeAtTheirTime(t *testing.T) {
 			woke <- c.Since(t0) - d // >= 0: never early
 		}()
 	}
-	if err := c.BlockUntilWaiters(ctx, n); err != nil {
-		t.Fatalf("BlockUntilWaiters(%d): %v (Waiters = %d)", n, err, c.Waiters())
+	if err := c.BlockUntilContext(ctx, n); err != nil {
+		t.Fatalf("BlockUntilContext(%d): %v (Waiters = %d)", n, err, c.Waiters())
 	}
 	// Half of them first: exactly those wake.
 	c.Advance(n / 2 * time.Millisecond)
@@ -70,7 +70,7 @@ func TestBlockUntilWaitersOnChannels(t *testing.T) {
 		tm := c.NewTimer(2 * time.Second)
 		got <- <-tm.C()
 	}()
-	if err := c.BlockUntilWaiters(ctx, 2); err != nil {
+	if err := c.BlockUntilContext(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
 	c.Advance(3 * time.Second)

@@ -14,34 +14,7 @@ func WithTimeout(parent context.Context, clock Interface, d time.Duration) (cont
 	return WithDeadline(parent, clock, clock.Now().Add(d))
 }
 
-// WithDeadline returns a copy of parent that is done when clock reaches d,
-// when parent is done, or when the returned cancel function is called,
-// whichever comes first. With the Real() clock it is context.WithDeadline.
-//
-// With a simulated clock the deadline follows simulated time: as soon as an
-// advance reaches d (on the driving goroutine, in its place among the other
-// timers), ctx.Err() and context.Cause(ctx) are context.DeadlineExceeded, and
-// so are those of contexts derived from ctx. Deadline() reports d. Calling
-// cancel releases the clock's timer; call it as soon as the work is done.
-// Until then, or until d passes, the deadline counts in the clock's Waiters,
-// so that a test can wait (BlockUntilWaiters) for the code under test to have
-// set its deadline before it advances the clock.
-//
-// As with package context: if parent's deadline is before d, the result
-// is context.WithCancel(parent) (it ends with parent, and Deadline() reports
-// parent's); if parent is done already, so is the result when WithDeadline
-// returns, with parent's error and cause; and if parent is done when the
-// clock reaches d, the result ends with parent's error, not
-// DeadlineExceeded.
-//
-// How parent's end reaches the result: ctx itself consults parent whenever
-// its Err, Done or Value (hence context.Cause) is called, so once parent's
-// cancel function has returned, ctx.Err() is parent's error, and contexts
-// derived from ctx after that are born done. Contexts derived from ctx
-// before, and whatever waits on ctx.Done() obtained before, learn of it when
-// ctx is next consulted, or otherwise a moment later from a goroutine that
-// context.AfterFunc starts: with package context they would already be done
-// when parent's cancel returns.
+// WithDeadline is context.WithDeadline on clock's time; it counts in Waiters.
 func WithDeadline(parent context.Context, clock Interface, d time.Time) (context.Context, context.CancelFunc) {
 	if _, ok := clock.(realClock); ok {
 		return context.WithDeadline(parent, d)
@@ -213,14 +186,12 @@ func (s *deadlineCtx) release() {
 // clockKey is the context key of NewContext.
 type clockKey struct{}
 
-// NewContext returns a copy of parent that carries clk, for code that finds
-// its clock with FromContext (clockwork's AddToContext).
+// NewContext returns a copy of parent carrying clk (clockwork's AddToContext).
 func NewContext(parent context.Context, clk Interface) context.Context {
 	return context.WithValue(parent, clockKey{}, clk)
 }
 
-// FromContext returns the clock that NewContext put in ctx, or Real() if
-// there is none (clockwork's FromContext).
+// FromContext returns the clock NewContext put in ctx, or Real().
 func FromContext(ctx context.Context) Interface {
 	if clk, ok := ctx.Value(clockKey{}).(Interface); ok && clk != nil {
 		return clk

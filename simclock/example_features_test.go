@@ -109,36 +109,29 @@ func ExampleClock_zero() {
 	// 1970-01-01 01:00:00 +0000 UTC
 }
 
-// When a callback's clock call is trapped, the test advances asynchronously:
-// it takes and releases the call while the advance waits for it, then waits
-// for the advance, as with quartz's Advance(d).MustWait(ctx).
+// quartz's latency measurer: a TickerFunc measures how long its work takes
+// with Now and Since. The test holds the Since call, advances the clock 33ms
+// meanwhile (a held callback does not hold up the clock), and lets it go.
 func ExampleClock_AdvanceAsync() {
 	clk := simclock.New(start)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // real time: a safety net
 	defer cancel()
-	clk.TickerFunc(ctx, time.Second, func() error {
-		fmt.Println("tick at +" + clk.Since(start).String())
+	clk.TickerFunc(ctx, 10*time.Second, func() error {
+		begin := clk.Now()
+		fmt.Println("measured", clk.Since(begin))
 		return nil
 	})
 	trap := clk.Trap().Since()
 	defer trap.Close()
 
-	adv := clk.AdvanceAsync(time.Second)
-	call, err := trap.Wait(ctx) // the tick's callback is inside Since
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println("held the callback at", call.Method)
-	if err := call.Release(ctx); err != nil {
-		panic(err)
-	}
-	if err := adv.Wait(ctx); err != nil {
-		panic(err)
-	}
-	d, n := adv.Result()
-	fmt.Printf("advanced %v, %d fired\n", d, n)
+	w := clk.AdvanceAsync(10 * time.Second) // returns once Now() is +10s
+	call := trap.MustWait(ctx)              // the tick's callback is inside Since
+	clk.Advance(33 * time.Millisecond)
+	call.MustRelease(ctx)
+	w.MustWait(ctx)
+	d, n := w.Result()
+	fmt.Printf("advanced %v, %d fired; now +%v\n", d, n, clk.Now().Sub(start))
 	// Output:
-	// held the callback at Since
-	// tick at +1s
-	// advanced 1s, 1 fired
+	// measured 33ms
+	// advanced 10s, 1 fired; now +10.033s
 }

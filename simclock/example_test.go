@@ -90,7 +90,7 @@ func Example_retryWithBackoff() {
 		err = retry(context.Background(), clk, 5, time.Second, op)
 	}()
 	// While retry runs: wait until it sleeps, then wake it.
-	for clk.BlockUntilWaiters(running, 1) == nil {
+	for clk.BlockUntilContext(running, 1) == nil {
 		clk.Step()
 	}
 	fmt.Printf("result %v after %v\n", err, clk.Since(start))

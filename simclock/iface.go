@@ -5,10 +5,7 @@ import (
 	"time"
 )
 
-// Interface is what code under test takes instead of calling package time:
-// both *Clock (simulated) and Real() (package time) satisfy it. (It cannot
-// share the name Clock with the simulated clock's type, as it would in
-// clockwork or quartz; see the README's section on moving from them.)
+// Interface is what code under test takes: *Clock and Real() satisfy it.
 type Interface interface {
 	Now() time.Time
 	Since(t time.Time) time.Duration
@@ -19,16 +16,10 @@ type Interface interface {
 	NewTimer(d time.Duration) Timer
 	AfterFunc(d time.Duration, f func()) Timer
 	NewTicker(d time.Duration) Ticker
-	// TickerFunc calls f every d until f returns an error or ctx is done;
-	// the Waiter's Wait returns that error or ctx.Err(). With Real(), f
-	// runs on a goroutine of its own and a slow f makes ticks drop, as
-	// time.Ticker's do; with a *Clock, on the driving goroutine, once per
-	// period passed.
 	TickerFunc(ctx context.Context, d time.Duration, f func() error) Waiter
 }
 
-// Timer is a time.Timer behind an interface: the field C becomes the method
-// C().
+// Timer is a time.Timer behind an interface: the field C is the method C().
 type Timer interface {
 	C() <-chan time.Time
 	Stop() bool
@@ -49,9 +40,7 @@ var (
 	_ Ticker    = (*ticker)(nil)
 )
 
-// Real returns the Interface of package time. Its timers have the Stop and Reset
-// semantics of the Go version the main module asks for (those of Go 1.23 and
-// later for a go directive of 1.23 or more).
+// Real returns the Interface of package time.
 func Real() Interface { return realClock{} }
 
 type realClock struct{}

@@ -19,9 +19,12 @@ import (
 //	     where it would reach every time
 //	SC3  now <= wnow, and the wheel's clock is wnow or wnow+1, or, in tiny
 //	     mode, at most wnow+1 (it may lag while the wheel is empty)
+//	SC4  Len's count is the number of pending timers: those in the wheel,
+//	     the live entries of the batch and the early heap, and the timers
+//	     beyond the reach (nparked)
 //	SW1, PQ*, AP*  the wheel's (wheel.invariant)
 //
-// Cost: O(early entries + slots + alarms).
+// Cost: O(early entries + batch + slots + alarms).
 func (c *Clock) invariant() error {
 	if c.collect == nil {
 		return nil // the zero Clock before its first use
@@ -54,6 +57,9 @@ func (c *Clock) invariant() error {
 	if i := c.liveAfterWnow(); !c.tiny && i >= 0 {
 		return invariant.Errorf("SC2", "live early entry %d at %d, after wnow %d, outside tiny mode", i, c.early[i].at, c.wnow)
 	}
+	if err := c.checkSC4(wheelLen); err != nil {
+		return err
+	}
 	if c.now > c.wnow {
 		return invariant.Errorf("SC3", "now %d is past the wheel's clock wnow %d", c.now, c.wnow)
 	}
@@ -72,7 +78,7 @@ func (c *Clock) invariant() error {
 // check runs the invariants in checked mode (-tags twcheck); c.mu is held.
 func (c *Clock) check(call string) {
 	if checked.On {
-		if err := c.invariant(); err != nil {
+		if err := c.checkCall(); err != nil {
 			checked.Fail("simclock.Clock."+call, nil, err)
 		}
 	}
@@ -86,4 +92,25 @@ func (c *Clock) liveAfterWnow() int {
 		}
 	}
 	return -1
+}
+
+// checkSC4: live = the wheel's timers + the live batch and early entries +
+// nparked, with nparked >= 0.
+func (c *Clock) checkSC4(wheelLen int) error {
+	n := wheelLen + c.nparked
+	for _, e := range c.batch[c.bpos:] {
+		if e.t != nil && e.live() {
+			n++
+		}
+	}
+	for _, e := range c.early {
+		if e.live() {
+			n++
+		}
+	}
+	if c.live != n || c.nparked < 0 {
+		return invariant.Errorf("SC4", "Len counts %d pending timers; the wheel holds %d, the batch and the early heap %d live entries, %d are beyond the reach",
+			c.live, wheelLen, n-wheelLen-c.nparked, c.nparked)
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -281,25 +282,26 @@ var rowTests = map[string]func(t *testing.T){
 			t.Fatalf("woke at %v", v)
 		}
 	},
-	"blockuntil-exact": func(t *testing.T) {
+	"blockuntil-at-least": func(t *testing.T) {
+		// At least n, as clockwork v0.5: BlockUntil(1) with a ticker and a
+		// timer pending returns at once.
 		ctx := testBound(t)
 		c := simclock.New(t1)
+		c.NewTicker(time.Second)
 		c.NewTimer(time.Second)
-		c.NewTimer(time.Second)
+		done := make(chan struct{})
+		go func() { c.BlockUntil(1); close(done) }()
+		await(t, ctx, done)
+		if err := c.BlockUntilContext(ctx, 2); err != nil {
+			t.Fatalf("at least 2 with 2 waiters: %v", err)
+		}
+		if err := c.BlockUntilContext(ctx, 1); err != nil {
+			t.Fatalf("BlockUntilWaiters, at least 1 with 2 waiters: %v", err)
+		}
 		over, cancel := context.WithCancel(ctx)
 		cancel()
-		if err := c.BlockUntilContext(over, 1); !errors.Is(err, context.Canceled) {
-			t.Fatalf("exactly 1 with 2 waiters: %v, want the context's error", err)
-		}
-		if err := c.BlockUntilWaiters(ctx, 1); err != nil {
-			t.Fatalf("at least 1 with 2 waiters: %v", err)
-		}
-		done := make(chan struct{})
-		go func() { c.BlockUntil(2); close(done) }()
-		select {
-		case <-done:
-		case <-ctx.Done():
-			t.Fatal("BlockUntil(2) with 2 waiters did not return")
+		if err := c.BlockUntilContext(over, 3); !errors.Is(err, context.Canceled) {
+			t.Fatalf("at least 3 with 2 waiters: %v, want the context's error", err)
 		}
 	},
 	"waiters-count": func(t *testing.T) {
@@ -404,7 +406,7 @@ var rowTests = map[string]func(t *testing.T){
 		ctx := testBound(t)
 		for _, tc := range []struct {
 			method string
-			trap   func(simclock.Trapper) *simclock.Trap
+			trap   func(simclock.Trapper, ...string) *simclock.Trap
 			call   func(c *simclock.Clock, tm simclock.Timer, tk simclock.Ticker)
 			d      time.Duration
 		}{
@@ -549,41 +551,43 @@ var rowTests = map[string]func(t *testing.T){
 		}
 	},
 	"advance-async": func(t *testing.T) {
-		// A TickerFunc that reads the clock, with Now trapped: the test
-		// drives asynchronously and releases the callback's call.
+		// quartz's latency measurer: a TickerFunc whose f measures with
+		// Now and Since, Since trapped; the test advances while the call
+		// is held, and the measure is what it advanced.
 		ctx := testBound(t)
-		c := simclock.New(t1)
-		var seen []time.Duration
-		c.TickerFunc(context.Background(), time.Second, func() error {
-			seen = append(seen, c.Since(t1))
+		c := simclock.New(t1, simclock.WithTB(t))
+		var last atomic.Int64
+		c.TickerFunc(ctx, 10*time.Second, func() error {
+			start := c.Now()
+			last.Store(int64(c.Since(start)))
 			return nil
 		})
 		trap := c.Trap().Since()
 		defer trap.Close()
-		a := c.AdvanceAsync(2 * time.Second)
-		for range 2 {
-			call, err := trap.Wait(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := call.Release(ctx); err != nil {
-				t.Fatal(err)
-			}
+		w := c.AdvanceAsync(10 * time.Second)
+		call := trap.MustWait(ctx)
+		c.AdvanceAsync(33 * time.Millisecond).MustWait(ctx)
+		call.MustRelease(ctx)
+		w.MustWait(ctx)
+		if got := time.Duration(last.Load()); got != 33*time.Millisecond {
+			t.Fatalf("measured %v, want 33ms", got)
 		}
-		if err := a.Wait(ctx); err != nil {
-			t.Fatal(err)
+		w = c.AdvanceNextAsync()
+		call = trap.MustWait(ctx)
+		c.Advance(17 * time.Millisecond)
+		call.MustRelease(ctx)
+		w.MustWait(ctx)
+		if d, _ := w.Result(); d != 10*time.Second-33*time.Millisecond || time.Duration(last.Load()) != 17*time.Millisecond {
+			t.Fatalf("AdvanceNext moved %v, measured %v; want 9.967s, 17ms", d, time.Duration(last.Load()))
 		}
-		if d, n := a.Result(); d != 2*time.Second || n != 2 || len(seen) != 2 || seen[1] != 2*time.Second {
-			t.Fatalf("Result %v, %d; callbacks saw %v", d, n, seen)
-		}
-		// The same with a synchronous Advance would deadlock: it panics.
-		defer func() {
-			if err, _ := recover().(error); !errors.Is(err, simclock.ErrTrappedCallback) {
-				t.Fatalf("panic %v, want ErrTrappedCallback", err)
-			}
-		}()
-		c.Advance(time.Second)
 	},
+	"len-counts-all":        TestLenCountsEveryTimer,
+	"with-tb":               TestWithTBFailsTheTest,
+	"advance-async-moves":   TestQuartzAdvanceMovesBeforeReturn,
+	"afterfunc-nonpositive": TestAfterFuncNonPositiveRunsAtOnce,
+	"tickerfunc-wait":       TestTickerFuncWaitWaitsForRunningF,
+	"call-log":              TestWithCallLog,
+	"tags":                  TestQuartzTags,
 	"reentrant-panics": func(t *testing.T) {
 		c := simclock.New(t1)
 		c.AfterFunc(time.Second, func() { c.Advance(time.Second) })

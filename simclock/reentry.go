@@ -1,18 +1,11 @@
 package simclock
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"runtime"
 	"time"
 )
-
-// ErrReentrant: a callback drove its own clock (Advance, AdvanceTo, Step,
-// RunUntil, Run, AdvanceNext) or called its Sleep. That would wait for the
-// advance in progress, which waits for the callback: a deadlock. The method
-// panics with an error wrapping ErrReentrant instead.
-var ErrReentrant = errors.New("simclock: re-entrant call from a callback")
 
 // runCallback runs an AfterFunc callback. It is a frame of its own so that a
 // call made from a callback can find it on its stack.
@@ -68,17 +61,7 @@ func insideCallback() bool {
 	}
 }
 
-// Running reports the callback the clock is running now, if any: the time
-// it fires at (Now() inside it) and its function's name, as the runtime
-// knows it (a closure is named after the function it is in, with a suffix
-// such as .func1). A callback that blocks holds up the advance that runs it;
-// a test that does not trust its callbacks can advance asynchronously and,
-// if the advance has not returned in time, fail with what Running names:
-//
-//	if err := clk.AdvanceAsync(d).Wait(ctx); err != nil {
-//		at, fn, _ := clk.Running()
-//		t.Fatalf("Advance stuck in %s, the callback for %v", fn, at)
-//	}
+// Running reports the time and name of the callback an advance is running.
 func (c *Clock) Running() (at time.Time, fn string, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -7,41 +7,40 @@ import (
 	"time"
 )
 
-// Waiter is what TickerFunc returns: Wait blocks until the ticker has
-// stopped and returns why.
+// Waiter.Wait returns f's error, or ctx.Err() once f is not running.
 type Waiter interface {
 	Wait() error
 }
 
 var errNonPositiveTickerFunc = errors.New("simclock: non-positive interval for TickerFunc")
 
-// TickerFunc calls f every d of simulated time, on the goroutine that drives
-// the clock (as an AfterFunc callback, in time order among the other timers),
-// until f returns an error or ctx is done. Wait returns that error, or
-// ctx.Err(). It panics if d <= 0. This is quartz's TickerFunc.
-//
-// Unlike a channel ticker, it drops no tick: an advance over k periods calls
-// f k times, each with Now() at its tick, so its cost is one call per period
-// passed. A tick that finds ctx done stops the ticker without calling f; the
-// ticker also stops, on a goroutine of package context's, as soon as ctx is
-// done. It does not count in Waiters.
+// TickerFunc is quartz's; a tick while a trap holds f is skipped.
 func (c *Clock) TickerFunc(ctx context.Context, d time.Duration, f func() error) Waiter {
+	return c.tickerFunc(ctx, d, f, nil)
+}
+
+func (c *Clock) tickerFunc(ctx context.Context, d time.Duration, f func() error, tags []string) Waiter {
 	if d <= 0 {
 		panic(errNonPositiveTickerFunc)
 	}
 	if c.ntraps.Load() > 0 {
-		defer c.trap(methodTickerFunc, d, time.Time{})()
+		defer c.trap(methodTickerFunc, d, time.Time{}, tags)()
 	}
 	w := &funcWaiter{done: make(chan struct{})}
 	t := newExtTimer(c, nil, d, false)
 	t.f = func() {
-		err := ctx.Err()
-		if err == nil {
-			err = f()
-		}
-		if err != nil {
+		if err := ctx.Err(); err != nil {
 			c.stopTickerFunc(t)
 			w.finish(err)
+			return
+		}
+		if !w.run.TryLock() {
+			return // f has not returned from the last tick: skip this one
+		}
+		defer w.run.Unlock()
+		if err := f(); err != nil {
+			c.stopTickerFunc(t)
+			w.finish(err) // before Unlock: f's error wins over ctx's
 		}
 	}
 	c.mu.Lock()
@@ -55,6 +54,8 @@ func (c *Clock) TickerFunc(ctx context.Context, d time.Duration, f func() error)
 	w.mu.Lock()
 	w.unwatch = context.AfterFunc(ctx, func() {
 		c.stopTickerFunc(t)
+		w.run.Lock() // wait for a running f, whose error wins
+		defer w.run.Unlock()
 		w.finish(ctx.Err())
 	})
 	w.mu.Unlock()
@@ -71,6 +72,7 @@ func (c *Clock) stopTickerFunc(t *timer) {
 
 // funcWaiter is the Waiter of a TickerFunc.
 type funcWaiter struct {
+	run     sync.Mutex // held while f runs
 	done    chan struct{}
 	mu      sync.Mutex
 	err     error
@@ -90,8 +92,8 @@ func (w *funcWaiter) finish(err error) {
 	}
 }
 
-// Wait blocks until the ticker has stopped and returns f's error or
-// ctx.Err().
+// Wait blocks until the ticker has stopped and returns why: f's error, or
+// ctx.Err() once ctx is done and f is not running.
 func (w *funcWaiter) Wait() error {
 	<-w.done
 	w.mu.Lock()

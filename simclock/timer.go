@@ -90,6 +90,7 @@ func (c *Clock) arm(t *timer, at int64) error {
 	t.at = at
 	if at > maxOffset {
 		t.state = stateParked
+		c.nparked++
 		return nil
 	}
 	if at > c.wnow {
@@ -181,6 +182,7 @@ func (c *Clock) start(t *timer, at int64) {
 	if err := c.arm(t, at); err != nil {
 		panic(err)
 	}
+	c.live++
 	if t.waiter {
 		c.addWaiters(1)
 	}
@@ -189,8 +191,14 @@ func (c *Clock) start(t *timer, at int64) {
 
 // setIdle marks t idle, so that a batch entry for it is stale.
 func (c *Clock) setIdle(t *timer) {
-	if t.state != stateIdle && t.waiter {
-		c.addWaiters(-1)
+	if t.state == stateParked {
+		c.nparked--
+	}
+	if t.state != stateIdle {
+		c.live--
+		if t.waiter {
+			c.addWaiters(-1)
+		}
 	}
 	t.state = stateIdle
 	t.seq = 0 // no schedule's number: its entries are stale
@@ -247,7 +255,7 @@ func (t *timer) C() <-chan time.Time {
 // value can be received from C after Stop returns.
 func (t *timer) Stop() bool {
 	if t.c.ntraps.Load() > 0 {
-		defer t.c.trap(methodTimerStop, 0, time.Time{})()
+		defer t.c.trap(methodTimerStop, 0, time.Time{}, nil)()
 	}
 	return t.stop()
 }
@@ -272,8 +280,13 @@ func (t *timer) stop() bool {
 // returns.
 func (t *timer) Reset(d time.Duration) bool {
 	if t.c.ntraps.Load() > 0 {
-		defer t.c.trap(methodTimerReset, d, time.Time{})()
+		defer t.c.trap(methodTimerReset, d, time.Time{}, nil)()
 	}
+	return t.reset(d)
+}
+
+// reset is Reset, never trapped.
+func (t *timer) reset(d time.Duration) bool {
 	c := t.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -288,6 +301,9 @@ func (t *timer) Reset(d time.Duration) bool {
 		}
 	}
 	c.start(t, c.after(d))
+	if d <= 0 {
+		c.kick() // an AfterFunc timer: it runs without waiting for an advance
+	}
 	return active
 }
 
@@ -299,8 +315,12 @@ type ticker struct{ extTimer }
 // returns.
 func (t *ticker) Stop() {
 	if t.c.ntraps.Load() > 0 {
-		defer t.c.trap(methodTickerStop, 0, time.Time{})()
+		defer t.c.trap(methodTickerStop, 0, time.Time{}, nil)()
 	}
+	t.stopTicker()
+}
+
+func (t *ticker) stopTicker() {
 	c := t.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -316,8 +336,12 @@ func (t *ticker) Reset(d time.Duration) {
 		panic(errNonPositiveReset)
 	}
 	if t.c.ntraps.Load() > 0 {
-		defer t.c.trap(methodTickerReset, d, time.Time{})()
+		defer t.c.trap(methodTickerReset, d, time.Time{}, nil)()
 	}
+	t.resetTicker(d)
+}
+
+func (t *ticker) resetTicker(d time.Duration) {
 	c := t.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -332,18 +356,23 @@ var (
 	errNonPositiveReset  = errors.New("simclock: non-positive interval for Ticker.Reset")
 )
 
-// AfterFunc calls f on the goroutine that drives the clock once the clock
-// reaches Now()+d, with Now() equal to that time and no lock held. The Timer
-// it returns stops or reschedules the call; its C is nil.
+// AfterFunc calls f when an advance reaches Now()+d; d <= 0: at once.
 func (c *Clock) AfterFunc(d time.Duration, f func()) Timer {
 	if c.ntraps.Load() > 0 {
-		defer c.trap(methodAfterFunc, d, time.Time{})()
+		defer c.trap(methodAfterFunc, d, time.Time{}, nil)()
 	}
+	return c.afterFunc(d, f)
+}
+
+func (c *Clock) afterFunc(d time.Duration, f func()) *timer {
 	t := &timer{c: c, f: f}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ready()
 	c.start(t, c.after(d))
+	if d <= 0 {
+		c.kick()
+	}
 	return t
 }
 
@@ -357,11 +386,10 @@ func (c *Clock) deadlineTimer(d time.Duration, f func()) Timer {
 	return t
 }
 
-// NewTimer returns a timer that sends the simulated time on its channel once
-// the clock reaches Now()+d (at once for d <= 0).
+// NewTimer sends the time on its channel at Now()+d (d <= 0: at once).
 func (c *Clock) NewTimer(d time.Duration) Timer {
 	if c.ntraps.Load() > 0 {
-		defer c.trap(methodNewTimer, d, time.Time{})()
+		defer c.trap(methodNewTimer, d, time.Time{}, nil)()
 	}
 	return c.newTimer(d)
 }
@@ -382,37 +410,35 @@ func (c *Clock) newTimer(d time.Duration) *timer {
 // After returns NewTimer(d).C().
 func (c *Clock) After(d time.Duration) <-chan time.Time {
 	if c.ntraps.Load() > 0 {
-		defer c.trap(methodAfter, d, time.Time{})()
+		defer c.trap(methodAfter, d, time.Time{}, nil)()
 	}
 	return c.newTimer(d).C()
 }
 
-// Sleep blocks until another goroutine drives the clock to Now()+d. It
-// returns at once for d <= 0. Called from a callback of c with d > 0, it
-// panics with ErrReentrant (it would wait for the advance that waits for it).
-func (c *Clock) Sleep(d time.Duration) {
+// Sleep waits until the clock reaches Now()+d.
+func (c *Clock) Sleep(d time.Duration) { c.sleep(d, nil) }
+
+func (c *Clock) sleep(d time.Duration, tags []string) {
 	if d <= 0 {
 		return
 	}
 	c.checkReentry("Sleep")
 	started := func() {}
 	if c.ntraps.Load() > 0 {
-		started = c.trap(methodSleep, d, time.Time{})
+		started = c.trap(methodSleep, d, time.Time{}, tags)
 	}
 	ch := c.newTimer(d).C()
 	started() // a trap's Release returns once the sleep is counted
 	<-ch
 }
 
-// NewTicker returns a ticker that sends the simulated time on its channel
-// every d of simulated time, dropping ticks while one waits unreceived. It
-// panics if d <= 0, as time.NewTicker does.
+// NewTicker sends the time every d, dropping unreceived ticks.
 func (c *Clock) NewTicker(d time.Duration) Ticker {
 	if d <= 0 {
 		panic(errNonPositiveTicker)
 	}
 	if c.ntraps.Load() > 0 {
-		defer c.trap(methodNewTicker, d, time.Time{})()
+		defer c.trap(methodNewTicker, d, time.Time{}, nil)()
 	}
 	return c.newTicker(d)
 }
@@ -427,13 +453,13 @@ func (c *Clock) newTicker(d time.Duration) *ticker {
 	return t
 }
 
-// Tick returns NewTicker(d).C(), or nil for d <= 0, as time.Tick does.
+// Tick returns NewTicker(d).C(), or nil for d <= 0.
 func (c *Clock) Tick(d time.Duration) <-chan time.Time {
 	if d <= 0 {
 		return nil
 	}
 	if c.ntraps.Load() > 0 {
-		defer c.trap(methodTick, d, time.Time{})()
+		defer c.trap(methodTick, d, time.Time{}, nil)()
 	}
 	return c.newTicker(d).C()
 }

@@ -137,7 +137,7 @@ func TestTinyModeOffWithShortLevels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := New(time.Unix(0, 0), WithLevelBits(lb), WithPrecision(config.AlarmPrecision(3)))
+	c := New(time.Unix(0, 0), WithLevelBits(lb), WithPrecision(8))
 	c.AfterFunc(100, func() {})
 	if c.tiny || wheelLen(c) != 1 {
 		t.Fatalf("tiny %v, %d in the wheel; want false, 1", c.tiny, wheelLen(c))
@@ -150,7 +150,7 @@ func TestTinyModeOffWithShortLevels(t *testing.T) {
 	c.AfterFunc(time.Hour, func() {})
 }
 
-// Each clause of SC1 to SC3 is caught when corrupted alone.
+// Each clause of SC1 to SC4 is caught when corrupted alone.
 func TestClockInvariantCorruption(t *testing.T) {
 	tinyClock := func() *Clock {
 		c := New(time.Unix(0, 0))
@@ -205,6 +205,9 @@ func TestClockInvariantCorruption(t *testing.T) {
 		{"now past wnow", "SC3", func(c *Clock) { c.now = c.wnow + 1 }, wheelClock},
 		{"the wheel's clock past wnow+1", "SC3", func(c *Clock) { c.wnow = c.w.now - 2; c.now = min(c.now, c.wnow) }, wheelClock},
 		{"the wheel's clock lags outside tiny mode", "SC3", func(c *Clock) { c.wnow = c.w.now + 1 }, wheelClock},
+		{"Len one short", "SC4", func(c *Clock) { c.live-- }, tinyClock},
+		{"Len one over, with a wheel", "SC4", func(c *Clock) { c.live++ }, wheelClock},
+		{"a parked timer not counted", "SC4", func(c *Clock) { c.nparked++ }, tinyWheelClock},
 	} {
 		c := tc.make()
 		checkClock(t, c, tc.name+" (before)")
@@ -226,6 +229,7 @@ func TestClockInvariantCorruption(t *testing.T) {
 func TestTinyModeHeapStaysBounded(t *testing.T) {
 	for _, d := range []time.Duration{0, 5} {
 		c := New(time.Unix(0, 0))
+		c.adv.Lock() // the timers reset to now fire at the Advance below, not at once (kick)
 		fired := make([]int, 3)
 		var ts []Timer
 		for i := range fired {
@@ -240,6 +244,7 @@ func TestTinyModeHeapStaysBounded(t *testing.T) {
 			t.Fatalf("Reset(%v) 10,000 times: the early heap reached %d entries, more than 2*tinyMax", d, most)
 		}
 		checkClock(t, c, "after the resets")
+		c.adv.Unlock()
 		c.Advance(time.Second)
 		if !slices.Equal(fired, []int{1, 1, 1}) {
 			t.Fatalf("Reset(%v): fires %v, want one each", d, fired)
@@ -345,7 +350,7 @@ func TestLazyWheelForEveryFullReach(t *testing.T) {
 		lazy bool
 	}{
 		{"default", nil, true},
-		{"precision 1us", []Option{WithPrecision(config.AboutOneMicrosecond)}, true},
+		{"precision 1us", []Option{WithPrecision(time.Microsecond)}, true},
 		{"default level bits given", []Option{WithLevelBits(levelbits.Default())}, true},
 		{"short level bits with overflow", []Option{WithLevelBits(short), WithOverflow()}, true},
 		{"short level bits", []Option{WithLevelBits(short)}, false},
@@ -380,6 +385,7 @@ func TestLazyWheelForEveryFullReach(t *testing.T) {
 func TestLazyWheelMadeOutsideTinyMode(t *testing.T) {
 	c := New(time.Unix(0, 0))
 	c.Advance(10) // wnow = 10, no timer yet: no tiny mode, no wheel
+	c.adv.Lock()  // the timers due now stay due until the Advance below (kick)
 	var got []int
 	for i := range tinyMax {
 		c.AfterFunc(0, func() { got = append(got, i) }) // due now: the early heap
@@ -389,6 +395,7 @@ func TestLazyWheelMadeOutsideTinyMode(t *testing.T) {
 		t.Fatalf("wheel made %v, tiny %v; want a wheel, not tiny", c.w != nil, c.tiny)
 	}
 	checkClock(t, c, "with the new wheel")
+	c.adv.Unlock()
 	c.Advance(100)
 	want := []int{}
 	for i := range tinyMax {
@@ -408,6 +415,7 @@ func TestLazyWheelMadeOutsideTinyMode(t *testing.T) {
 func TestTinyModeNeedsRoomToEnter(t *testing.T) {
 	for _, due := range []int{tinyMax/2 - 1, tinyMax / 2, tinyMax - 1} {
 		c := New(time.Unix(0, 0))
+		c.adv.Lock() // the timers due now stay due until the Advance below (kick)
 		for range due {
 			c.AfterFunc(0, func() {}) // due now: the early heap, not tiny mode
 		}
@@ -430,6 +438,7 @@ func TestTinyModeNeedsRoomToEnter(t *testing.T) {
 			}
 			checkClock(t, c, "after the stops")
 		}
+		c.adv.Unlock()
 		c.Advance(10)
 		if fired != 0 {
 			t.Fatalf("%d stopped timers fired", fired)

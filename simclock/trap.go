@@ -2,9 +2,9 @@ package simclock
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -27,19 +27,13 @@ const (
 	methodTickerReset = "Ticker.Reset"
 )
 
-// Trapper makes traps; get one from Clock.Trap.
+// Trapper makes traps on the calls that carry all of tags.
 type Trapper struct {
 	c     *Clock
 	match func(Call) bool
 }
 
-// Where returns a Trapper whose traps catch only the calls for which match
-// returns true; the others go on as if there were no trap. It stands in for
-// quartz's tags: clk.Trap().Where(func(c simclock.Call) bool { return
-// c.Duration == time.Minute }).NewTimer() holds the one-minute timers only.
-// match sees the call's Method, Duration and Time; it runs on the goroutine
-// that makes the call, with no lock held, and must not call the clock's
-// trapped methods. Where on a Trapper from Where requires both matches.
+// Where narrows the traps to the calls match accepts.
 func (tp Trapper) Where(match func(Call) bool) Trapper {
 	if prev := tp.match; prev != nil {
 		return Trapper{tp.c, func(c Call) bool { return prev(c) && match(c) }}
@@ -47,75 +41,56 @@ func (tp Trapper) Where(match func(Call) bool) Trapper {
 	return Trapper{tp.c, match}
 }
 
-// Trap returns the Trapper of c: clk.Trap().NewTimer() sets a trap on
-// NewTimer, as in quartz.
-//
-// A trap makes every call of its method on c (from any goroutine, including
-// callbacks) stop before it does anything, until the test has taken the call
-// with Trap.Wait and released it with Call.Release; the call then runs (a
-// trapped Now reads the time at its release) and Release returns once it has
-// returned. So a test can hold the code under test at a known point, advance
-// the clock, and let it go: the order of events no longer depends on the
-// scheduler. Calls the clock makes for itself (a WithTimeout context's Now
-// and its timer's Stop, a TickerFunc's own Stop) are not trapped.
-//
-// A trapped call blocks the goroutine that made it. If that is a callback, it
-// holds up the advance that runs it, so the test must not be waiting in that
-// advance: advance with AdvanceAsync or AdvanceNextAsync (quartz's awaitable
-// Advance and AdvanceNext), take and release the call, then Wait for the
-// advance. A callback's call that a trap would catch during any other
-// advance panics with ErrTrappedCallback instead of deadlocking.
+// Trap returns c's Trapper; a held callback does not hold up its advance.
 func (c *Clock) Trap() Trapper { return Trapper{c: c} }
 
-// Now traps calls of Now.
-func (tp Trapper) Now() *Trap { return tp.newTrap(methodNow) }
+// Now traps Now.
+func (tp Trapper) Now(tags ...string) *Trap { return tp.newTrap(methodNow, tags) }
 
-// Since traps calls of Since; Call.Time is its argument.
-func (tp Trapper) Since() *Trap { return tp.newTrap(methodSince) }
+// Since traps Since.
+func (tp Trapper) Since(tags ...string) *Trap { return tp.newTrap(methodSince, tags) }
 
-// Until traps calls of Until; Call.Time is its argument.
-func (tp Trapper) Until() *Trap { return tp.newTrap(methodUntil) }
+// Until traps Until.
+func (tp Trapper) Until(tags ...string) *Trap { return tp.newTrap(methodUntil, tags) }
 
-// Sleep traps calls of Sleep with d > 0. Release returns once the released
-// call has started to sleep (it counts in Waiters), not when it wakes.
-func (tp Trapper) Sleep() *Trap { return tp.newTrap(methodSleep) }
+// Sleep traps Sleep.
+func (tp Trapper) Sleep(tags ...string) *Trap { return tp.newTrap(methodSleep, tags) }
 
-// After traps calls of After.
-func (tp Trapper) After() *Trap { return tp.newTrap(methodAfter) }
+// After traps After.
+func (tp Trapper) After(tags ...string) *Trap { return tp.newTrap(methodAfter, tags) }
 
-// NewTimer traps calls of NewTimer.
-func (tp Trapper) NewTimer() *Trap { return tp.newTrap(methodNewTimer) }
+// NewTimer traps NewTimer.
+func (tp Trapper) NewTimer(tags ...string) *Trap { return tp.newTrap(methodNewTimer, tags) }
 
-// AfterFunc traps calls of AfterFunc.
-func (tp Trapper) AfterFunc() *Trap { return tp.newTrap(methodAfterFunc) }
+// AfterFunc traps AfterFunc.
+func (tp Trapper) AfterFunc(tags ...string) *Trap { return tp.newTrap(methodAfterFunc, tags) }
 
-// NewTicker traps calls of NewTicker with d > 0.
-func (tp Trapper) NewTicker() *Trap { return tp.newTrap(methodNewTicker) }
+// NewTicker traps NewTicker.
+func (tp Trapper) NewTicker(tags ...string) *Trap { return tp.newTrap(methodNewTicker, tags) }
 
-// Tick traps calls of Tick with d > 0.
-func (tp Trapper) Tick() *Trap { return tp.newTrap(methodTick) }
+// Tick traps Tick.
+func (tp Trapper) Tick(tags ...string) *Trap { return tp.newTrap(methodTick, tags) }
 
-// TickerFunc traps calls of TickerFunc with d > 0.
-func (tp Trapper) TickerFunc() *Trap { return tp.newTrap(methodTickerFunc) }
+// TickerFunc traps TickerFunc.
+func (tp Trapper) TickerFunc(tags ...string) *Trap { return tp.newTrap(methodTickerFunc, tags) }
 
-// TimerStop traps Stop on the timers of NewTimer, After's timer excepted
-// (it has no Stop) and AfterFunc.
-func (tp Trapper) TimerStop() *Trap { return tp.newTrap(methodTimerStop) }
+// TimerStop traps Timer.Stop.
+func (tp Trapper) TimerStop(tags ...string) *Trap { return tp.newTrap(methodTimerStop, tags) }
 
-// TimerReset traps Reset on the timers of NewTimer and AfterFunc.
-func (tp Trapper) TimerReset() *Trap { return tp.newTrap(methodTimerReset) }
+// TimerReset traps Timer.Reset.
+func (tp Trapper) TimerReset(tags ...string) *Trap { return tp.newTrap(methodTimerReset, tags) }
 
-// TickerStop traps Stop on tickers.
-func (tp Trapper) TickerStop() *Trap { return tp.newTrap(methodTickerStop) }
+// TickerStop traps Ticker.Stop.
+func (tp Trapper) TickerStop(tags ...string) *Trap { return tp.newTrap(methodTickerStop, tags) }
 
-// TickerReset traps Reset on tickers (with d > 0).
-func (tp Trapper) TickerReset() *Trap { return tp.newTrap(methodTickerReset) }
+// TickerReset traps Ticker.Reset.
+func (tp Trapper) TickerReset(tags ...string) *Trap { return tp.newTrap(methodTickerReset, tags) }
 
-// Trap catches the calls of one clock method; see Clock.Trap. Close it when
-// done (defer trap.Close()).
+// Trap holds the calls of one clock method; see Clock.Trap.
 type Trap struct {
 	c      *Clock
 	method string
+	tags   []string        // a call must carry all of them
 	match  func(Call) bool // nil: every call
 	mu     sync.Mutex
 	queue  []*Call        // caught, not yet taken by Wait
@@ -124,15 +99,12 @@ type Trap struct {
 	closed bool
 }
 
-// Call is a call caught by a trap.
+// Call is a call held by a trap.
 type Call struct {
-	// Method is the clock method called: "Now", "NewTimer", "Timer.Reset", ...
-	Method string
-	// Duration is the call's duration argument (After, AfterFunc, NewTimer,
-	// NewTicker, Tick, TickerFunc, Sleep, Timer.Reset, Ticker.Reset).
-	Duration time.Duration
-	// Time is the call's time argument (Since, Until).
-	Time time.Time
+	Method   string        // "Now", "NewTimer", "Timer.Reset", ...
+	Duration time.Duration // the duration argument, if any
+	Time     time.Time     // the time argument of Since and Until
+	Tags     []string      // see Tagged
 
 	g        *gate
 	trap     *Trap
@@ -157,29 +129,38 @@ func (g *gate) release() {
 	}
 }
 
-// ErrTrappedCallback: a trap caught a call made by a callback of an advance
-// that does not run on AdvanceAsync's goroutine; the call panics with an
-// error wrapping it rather than deadlock.
-var ErrTrappedCallback = errors.New("simclock: trapped call in a callback of a synchronous advance")
-
-// ErrTrapClosed is what Trap.Wait returns once the trap is closed.
-var ErrTrapClosed = errors.New("simclock: trap closed")
-
-func (tp Trapper) newTrap(method string) *Trap {
+func (tp Trapper) newTrap(method string, tags []string) *Trap {
 	c := tp.c
-	tr := &Trap{c: c, method: method, match: tp.match, signal: make(chan struct{}, 1), held: map[*Call]bool{}}
+	tr := &Trap{c: c, method: method, tags: slices.Clone(tags), match: tp.match,
+		signal: make(chan struct{}, 1), held: map[*Call]bool{}}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ready()
 	c.traps = append(c.traps, tr)
-	c.ntraps.Store(int32(len(c.traps)))
+	c.storeHooks()
 	return tr
 }
 
-// trap is called at the start of a clock method while some trap is open. If
-// a trap catches the method, it blocks until every trap that caught it has
-// released the call; it returns the function that the method defers, which
-// tells Release that the call has returned.
-func (c *Clock) trap(method string, d time.Duration, t time.Time) func() {
+// matches reports whether tr catches call: same method, every tag of tr
+// among the call's, and tr's match, if any, accepts it.
+func (tr *Trap) matches(call Call) bool {
+	if tr.method != call.Method {
+		return false
+	}
+	for _, tag := range tr.tags {
+		if !slices.Contains(call.Tags, tag) {
+			return false
+		}
+	}
+	return tr.match == nil || tr.match(call)
+}
+
+// trap is called at the start of a clock method while some trap is open or
+// calls are logged. It logs the call; if a trap catches it, it blocks until
+// every trap that caught it has released the call. It returns the function
+// that the method defers, which tells Release that the call has returned.
+func (c *Clock) trap(method string, d time.Duration, t time.Time, tags []string) func() {
+	this := Call{Method: method, Duration: d, Time: t, Tags: tags}
 	c.mu.Lock()
 	var traps []*Trap
 	for _, tr := range c.traps {
@@ -187,24 +168,14 @@ func (c *Clock) trap(method string, d time.Duration, t time.Time) func() {
 			traps = append(traps, tr)
 		}
 	}
-	syncCallback := c.inCall && !c.async
+	tb := c.logTB
 	c.mu.Unlock()
-	if syncCallback && len(traps) > 0 && insideCallback() {
-		// Were it caught, the call would hold up the advance that runs the
-		// callback until the test released it, and the test is (as far as
-		// the clock can tell) that advance's caller.
-		for _, tr := range traps {
-			if tr.match == nil || tr.match(Call{Method: method, Duration: d, Time: t}) {
-				panic(fmt.Errorf("%w: a trap caught %s called from a callback, which would hold up "+
-					"the advance that runs the callback until the test releases the call. Advance with "+
-					"AdvanceAsync or AdvanceNextAsync, take the call with Trap.Wait meanwhile, then Wait "+
-					"for the advance", ErrTrappedCallback, method))
-			}
-		}
+	if tb != nil {
+		tb.Logf("simclock: %s", this.describe())
 	}
 	var g *gate
 	for _, tr := range traps {
-		if tr.match != nil && !tr.match(Call{Method: method, Duration: d, Time: t}) {
+		if !tr.matches(this) {
 			continue
 		}
 		if g == nil {
@@ -212,7 +183,7 @@ func (c *Clock) trap(method string, d time.Duration, t time.Time) func() {
 			// the call, so that an early Release cannot open the gate.
 			g = &gate{pending: 1, open: make(chan struct{}), done: make(chan struct{})}
 		}
-		call := &Call{Method: method, Duration: d, Time: t, g: g, trap: tr}
+		call := &Call{Method: method, Duration: d, Time: t, Tags: tags, g: g, trap: tr}
 		tr.mu.Lock()
 		if tr.closed {
 			tr.mu.Unlock()
@@ -233,13 +204,31 @@ func (c *Clock) trap(method string, d time.Duration, t time.Time) func() {
 		return func() {}
 	}
 	g.release() // opens the gate at once if every trap closed meanwhile
+	c.holdCallback()
 	<-g.open
 	return func() { close(g.done) }
 }
 
-// Wait returns the next call the trap has caught, in the order they were
-// made, waiting for one if need be. It returns ctx.Err() if ctx ends first,
-// and ErrTrapClosed once the trap is closed.
+// describe describes the call, for the log: method, arguments, tags.
+func (call Call) describe() string {
+	var b strings.Builder
+	b.WriteString(call.Method)
+	b.WriteByte('(')
+	switch call.Method {
+	case methodSince, methodUntil:
+		b.WriteString(call.Time.String())
+	case methodNow, methodTimerStop, methodTickerStop:
+	default:
+		b.WriteString(call.Duration.String())
+	}
+	b.WriteByte(')')
+	if len(call.Tags) > 0 {
+		fmt.Fprintf(&b, " %q", call.Tags)
+	}
+	return b.String()
+}
+
+// Wait returns the next call caught, or ctx.Err(), or ErrTrapClosed.
 func (tr *Trap) Wait(ctx context.Context) (*Call, error) {
 	for {
 		tr.mu.Lock()
@@ -269,11 +258,7 @@ func (tr *Trap) Wait(ctx context.Context) (*Call, error) {
 	}
 }
 
-// Release lets the call go on and waits until it has returned, so that what
-// it did (a timer scheduled, a ticker stopped) is in place; it returns
-// ctx.Err() if ctx ends first. A call caught by several traps goes on once
-// each has released it: release them from different goroutines. Releasing a
-// call twice panics; releasing one that Close has let go only waits for it.
+// Release lets the call go on and waits until it has returned.
 func (call *Call) Release(ctx context.Context) error {
 	tr := call.trap
 	tr.mu.Lock()
@@ -296,14 +281,13 @@ func (call *Call) Release(ctx context.Context) error {
 	}
 }
 
-// Close removes the trap: calls made afterwards go through, and calls it
-// holds (taken by Wait or not) are released by it. Wait returns
-// ErrTrapClosed from then on.
+// Close removes the trap and releases the calls it holds.
 func (tr *Trap) Close() {
 	c := tr.c
 	c.mu.Lock()
 	c.traps = slices.DeleteFunc(c.traps, func(x *Trap) bool { return x == tr })
-	c.ntraps.Store(int32(len(c.traps)))
+	c.storeHooks()
+	tb := c.tb
 	c.mu.Unlock()
 	tr.mu.Lock()
 	if tr.closed {
@@ -311,6 +295,10 @@ func (tr *Trap) Close() {
 		return
 	}
 	tr.closed = true
+	if taken := len(tr.held) - len(tr.queue); taken > 0 && tb != nil {
+		tb.Helper()
+		tb.Errorf("simclock: %v closed with %d call(s) taken by Wait and never released", tr, taken)
+	}
 	var held []*Call
 	for call := range tr.held {
 		call.released, call.byClose = true, true
@@ -325,5 +313,38 @@ func (tr *Trap) Close() {
 	}
 }
 
-// String names the trap's method, for test messages.
-func (tr *Trap) String() string { return "trap on " + tr.method }
+// String names the trap's method and tags.
+func (tr *Trap) String() string {
+	if len(tr.tags) == 0 {
+		return "trap on " + tr.method
+	}
+	return fmt.Sprintf("trap on %s %q", tr.method, tr.tags)
+}
+
+// MustWait is Wait that fails the test (WithTB), or panics, on error.
+func (tr *Trap) MustWait(ctx context.Context) *Call {
+	call, err := tr.Wait(ctx)
+	if err != nil {
+		fail(tr.c, "%v: Wait: %v", tr, err)
+	}
+	return call
+}
+
+// MustRelease is Release that fails the test on error, as MustWait.
+func (call *Call) MustRelease(ctx context.Context) {
+	if err := call.Release(ctx); err != nil {
+		fail(call.trap.c, "Release of %s: %v", call.describe(), err)
+	}
+}
+
+// fail fails c's test with Fatalf, or panics when c has no TB.
+func fail(c *Clock, format string, args ...any) {
+	c.mu.Lock()
+	tb := c.tb
+	c.mu.Unlock()
+	if tb == nil {
+		panic(fmt.Errorf("simclock: "+format, args...))
+	}
+	tb.Helper()
+	tb.Fatalf("simclock: "+format, args...)
+}

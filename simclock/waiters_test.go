@@ -43,7 +43,7 @@ func TestContextDeadlinesCountAsWaiters(t *testing.T) {
 		<-ctx.Done()
 		done <- ctx.Err()
 	}()
-	if err := c.BlockUntilWaiters(ctx, 2); err != nil {
+	if err := c.BlockUntilContext(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
 	cancelP()
@@ -58,66 +58,65 @@ func TestContextDeadlinesCountAsWaiters(t *testing.T) {
 	}
 }
 
-func TestBlockUntilExactly(t *testing.T) {
+// BlockUntil and BlockUntilContext wait for at least n waiters, as
+// clockwork v0.5's do: with a ticker and a timer pending, BlockUntil(1)
+// returns at once (an exact count would hang), and a wait for more returns as
+// soon as the count gets there.
+func TestBlockUntilAtLeast(t *testing.T) {
 	ctx := bound(t)
 	c := New(t0)
-	a := c.NewTimer(time.Second)
-	c.NewTimer(time.Second)
-	// At least 1 holds at once; exactly 1 does not, and a done context ends
-	// the wait with its error.
-	if err := c.BlockUntilWaiters(ctx, 1); err != nil {
+	c.NewTicker(time.Second)
+	c.NewTimer(5 * time.Second)
+	returned := make(chan struct{})
+	go func() { c.BlockUntil(1); close(returned) }() // no context: a hang fails below
+	select {
+	case <-returned:
+	case <-ctx.Done():
+		t.Fatal("BlockUntil(1) with 2 waiters did not return")
+	}
+	if err := c.BlockUntilContext(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
 	over, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := c.BlockUntilContext(over, 1); !errors.Is(err, context.Canceled) {
-		t.Fatalf("BlockUntilContext(1) with 2 waiters and a done context = %v, want Canceled", err)
+	if err := c.BlockUntilContext(over, 3); !errors.Is(err, context.Canceled) {
+		t.Fatalf("BlockUntilContext(3) with 2 waiters and a done context = %v, want Canceled", err)
 	}
 	got := make(chan error, 1)
-	go func() { got <- c.BlockUntilContext(ctx, 1) }()
-	a.Stop() // 2 -> 1, whether the wait has started or not
+	go func() { got <- c.BlockUntilContext(ctx, 3) }()
+	go c.Sleep(time.Minute) // 2 -> 3, whether the wait has started or not
 	select {
 	case err := <-got:
 		if err != nil {
 			t.Fatal(err)
 		}
 	case <-ctx.Done():
-		t.Fatal("BlockUntilContext(1) missed the count of 1")
-	}
-	// BlockUntil has no context: run it where a hang fails the test.
-	returned := make(chan struct{})
-	go func() { c.BlockUntil(0); close(returned) }()
-	c.Advance(time.Second)
-	select {
-	case <-returned:
-	case <-ctx.Done():
-		t.Fatal("BlockUntil(0) did not return")
+		t.Fatal("BlockUntilContext(3) missed the count of 3")
 	}
 }
 
-// A count that holds n only for an instant, inside one advance, is still
-// seen by an exact wait that started before.
+// A count that reaches n only for an instant, inside one advance, is still
+// seen by a wait that started before.
 func TestBlockUntilSeesPassingCount(t *testing.T) {
 	ctx := bound(t)
 	c := New(t0)
-	c.NewTimer(time.Second)
-	c.NewTimer(2 * time.Second)
+	c.NewTimer(time.Minute)
 	got := make(chan error, 1)
-	go func() { got <- c.BlockUntilContext(ctx, 1) }()
+	go func() { got <- c.BlockUntilContext(ctx, 2) }()
 	eventually(t, ctx, "the wait to register", func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		return len(c.blocked) == 1
 	})
-	// 2 -> 1 -> 0 in one advance, with no chance to look in between.
-	c.AfterFunc(3*time.Second, func() {})
-	c.Advance(3 * time.Second)
+	// 1 -> 2 -> 1 in one advance, with no chance to look in between.
+	c.AfterFunc(time.Second, func() { c.NewTimer(time.Hour).Stop() })
+	c.Advance(time.Second)
 	select {
 	case err := <-got:
 		if err != nil {
 			t.Fatal(err)
 		}
 	case <-ctx.Done():
-		t.Fatal("BlockUntilContext(1) missed a count of 1 that lasted an instant")
+		t.Fatal("BlockUntilContext(2) missed a count of 2 that lasted an instant")
 	}
 }

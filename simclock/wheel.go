@@ -87,7 +87,7 @@ func (w *wheel) firePast(take func(*timer)) {
 // check runs the invariants in checked mode (-tags twcheck).
 func (w *wheel) check() {
 	if checked.On {
-		if err := w.invariant(); err != nil {
+		if err := w.checkCall(); err != nil {
 			checked.Fail("simclock.wheel", nil, err)
 		}
 	}

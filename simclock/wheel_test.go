@@ -5,7 +5,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/invariant"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
@@ -18,7 +17,7 @@ func TestWheelSW1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, opts := range [][]Option{nil, {WithPrecision(config.AlarmPrecision(3)), WithLevelBits(lb), WithOverflow()}} {
+	for _, opts := range [][]Option{nil, {WithPrecision(8), WithLevelBits(lb), WithOverflow()}} {
 		c := New(time.Unix(0, 0), opts...)
 		var ts []Timer
 		for i := range tinyMax + 50 { // past tiny mode: the wheel holds them

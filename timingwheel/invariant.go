@@ -4,25 +4,16 @@ import (
 	"github.com/gotimingwheel/timingwheel/invariant"
 )
 
-// Invariant checks the wheel and everything under it, in this order, and
-// returns nil or an *invariant.Violation naming the first invariant broken
-// (docs/invariants.md states each and names the function that checks it;
-// checkTW1 checks TW1):
-//
-//	CF*  the config is valid
-//	TW1  0 <= start <= now <= MaxTime
-//	TW2  the shift is the precision's A, and MaxIntervalNum = MaxTime >> A
-//	TW3  the queue is keyed by time >> A, and its MinAllowedKey = NowIntervalNum
-//	PQ*  the queue's invariants, and AP* its pool's
-//
-// Bounded lateness (every alarm not left overdue by a panicking handler has
-// IntervalStart(at) >= IntervalStart(now)) is not checked apart: it follows
-// from TW3, PQ3, PQ9 and PQ10 (docs/invariants.md, TW4), so a separate check
-// could never be the first to fail.
-//
-// An alarm's interval number is derived from its time (at >> A), never stored
-// apart from it, so "an alarm's interval is that of its time" holds by
-// construction and is not checked at run time. Cost: O(slots + alarms).
+// Invariant checks the wheel's internal consistency and returns nil or an
+// *invariant.Violation naming the first invariant broken by its ID, in this
+// order: CF* (the config), TW1-TW3 (the clock and the interval arithmetic),
+// then PQ* and AP* (the alarms' structure and records). docs/invariants.md
+// states each as a formula. A wheel used from one goroutine at a time
+// always satisfies them: a Violation is a bug in the library. Tests call
+// it; checked mode (-tags twcheck) calls it for you, once per as many
+// mutating calls as the wheel has slots and records (after every call with
+// TWCHECK=full in the environment), and checks what each call touched in
+// between. Cost: O(slots + alarms).
 func (w *Wheel[T]) Invariant() error {
 	if err := w.cfg.Invariant(); err != nil {
 		return err
@@ -68,4 +59,27 @@ func (w *Wheel[T]) checkTW3() error {
 			w.q.Shift(), w.shift, w.q.MinAllowedKey(), w.now>>w.shift)
 	}
 	return nil
+}
+
+// checkCall is checked mode's check after a mutating call (-tags twcheck):
+// what Invariant checks, in the same order, with the queue's part replaced
+// by the queue's own check after a call (the local checks of what the call
+// touched, or, once per as many calls as the queue has slots and records,
+// or after every call with TWCHECK=full, the whole Queue.Invariant). The
+// wheel's own invariants (CF*, TW1-TW3) cost O(levels): they run after
+// every call.
+func (w *Wheel[T]) checkCall() error {
+	if err := w.cfg.Invariant(); err != nil {
+		return err
+	}
+	if err := w.checkTW1(); err != nil {
+		return err
+	}
+	if err := w.checkTW2(); err != nil {
+		return err
+	}
+	if err := w.checkTW3(); err != nil {
+		return err
+	}
+	return w.q.CheckCall()
 }

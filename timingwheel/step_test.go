@@ -280,3 +280,35 @@ func TestStopAtNextAlarmMaxTimeOnEmptyWheel(t *testing.T) {
 		t.Fatalf("Add after the clock reached MaxTime: %v, want ErrBeforeCurrentInterval", err)
 	}
 }
+
+// A Step made inside a handler first fires the due alarms the enclosing
+// call has not fired yet (see Handlers in the package doc), then the
+// earliest alarm time after them; the enclosing call then has nothing left.
+func TestStepNested(t *testing.T) {
+	start := time.Unix(0, 0)
+	w, err := timingwheel.New[string](start, time.Nanosecond)
+	ok(t, err)
+	mustAdd(t, w, start.Add(10), "a")
+	mustAdd(t, w, start.Add(20), "b")
+	mustAdd(t, w, start.Add(100), "c")
+	var outer, inner []string
+	var innerNow []time.Time
+	ok(t, w.AdvanceClock(start.Add(50), func(f timingwheel.Fired[string]) {
+		outer = append(outer, f.Value)
+		if f.Value == "a" {
+			if !w.Step(func(g timingwheel.Fired[string]) {
+				inner = append(inner, g.Value)
+				innerNow = append(innerNow, w.Now())
+			}) {
+				t.Error("nested Step returned false")
+			}
+		}
+	}))
+	if !slices.Equal(outer, []string{"a"}) || !slices.Equal(inner, []string{"b", "c"}) {
+		t.Fatalf("outer handler saw %v, nested Step's %v; want [a] and [b c]", outer, inner)
+	}
+	if !innerNow[1].Equal(start.Add(100)) || !w.Now().Equal(start.Add(100)) || w.Len() != 0 {
+		t.Fatalf("Now() in c's handler %v, after %v, Len %d", innerNow[1], w.Now(), w.Len())
+	}
+	ok(t, w.Invariant())
+}

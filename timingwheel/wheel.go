@@ -11,6 +11,31 @@
 //		fmt.Println(f.Value, f.At)
 //	})
 //
+// # Time and intervals
+//
+// A wheel holds times from the Unix epoch to MaxTime (in 2116). Its alarm
+// precision is a power of two nanoseconds, 2^A ns: New rounds the precision
+// it is given down to one (time.Millisecond gives 524.288µs). Time is cut
+// into half-open intervals of one precision, numbered from the epoch
+// (IntervalNum). Add accepts a time from the start of the current interval
+// (the one holding Now()) up to MaxAllowedAlarmTime(), which the level bits
+// set (package config) and which moves forward with the clock; with
+// config.WithOverflow it is MaxTime.
+//
+// # Choosing a firing call
+//
+//   - Step: a discrete-event simulation. It fires the alarms of the earliest
+//     alarm time with Now() set to that time (see Simulation below).
+//   - AdvanceClock(to): timeouts, retries, periodic work driven by a real or
+//     fake clock. It fires every alarm of the intervals before to's, with
+//     Now() already at to inside the handlers.
+//   - AdvanceClockLimit(to, limit): AdvanceClock in bounded steps, for a
+//     loop with a latency budget.
+//   - FirePastAlarms: the alarms of the current interval with at <= Now(),
+//     without moving the clock.
+//   - AdvanceClockStopAtNextAlarm(to): Step bounded by to; on an empty wheel
+//     it moves the clock to to.
+//
 // # Simulation
 //
 // A discrete-event simulation steps from event to event with Step, which
@@ -29,22 +54,19 @@
 //
 // With no end, for w.Step(handle) {} runs until no event is left. Step on an
 // empty wheel changes nothing, so a loop that steps once too often is
-// harmless. AdvanceClock, whose handlers run with Now() already at the
-// target, suits timeouts and periodic ticks rather than simulations.
-//
-// Time from the Unix epoch is cut into half-open intervals of the alarm
-// precision, 2^A ns. An alarm's key is its interval number, at >> A. Adding,
-// removing and rescheduling an alarm cost O(levels) at most (O(1) to
-// remove); advancing the clock costs O(levels + alarms fired + alarms moved
-// down a level), however far it goes.
+// harmless. Whatever the precision, Step fires an alarm added at or after
+// Now() at its own time; the precision only sets how far before Now() Add
+// still accepts a time (the start of the current interval), and such a late
+// alarm fires at the next Step, at Now(). The M/M/1 example checks a
+// simulation against queueing theory.
 //
 // # Guarantees
 //
 // These are the rules every method's doc refers to; docs/invariants.md
 // states them as formulas.
 //
-//   - Never early: AdvanceClock(to) fires only alarms with
-//     at < IntervalStart(to), so at < Now(); FirePastAlarms and
+//   - Never early: AdvanceClock(to) and AdvanceClockLimit fire only alarms
+//     with at < IntervalStart(to), so at < Now(); Step, FirePastAlarms and
 //     AdvanceClockStopAtNextAlarm only alarms with at <= Now().
 //   - Bounded lateness: after every call, every alarm in the wheel has
 //     IntervalStart(at) >= IntervalStart(Now()), so an alarm is late by less
@@ -54,18 +76,24 @@
 //     handler left overdue, which fire first at the next firing call.
 //   - Nothing lost, nothing twice: every alarm added is, exactly once, fired,
 //     removed or cleared, even when a handler panics.
-//   - Total order: alarms fire in ascending interval and, within an interval,
-//     in the order they were added or rescheduled, however large the advance.
+//   - Order: alarms fire in ascending interval, however large the advance.
+//     Within an interval, AdvanceClock, AdvanceClockLimit and FirePastAlarms
+//     fire them in the order they were added or rescheduled. Step and
+//     AdvanceClockStopAtNextAlarm fire one time per call, so in time order,
+//     and the alarms of one time in the order they were added or
+//     rescheduled; the late alarms they find (at or before Now()) fire
+//     together, in that order too. At 1 ns precision the orders agree.
 //
 // # Handlers
 //
-// A handler runs with Now() already at the call's target time. It may call
-// any method of the wheel. Inside it, the firing alarm is no longer a member
-// (Mem is false) but AlarmAt, AlarmValue and AlarmIntervalNum still answer
-// for it. What a firing call fires is fixed before its first handler runs:
-// an alarm a handler removes or reschedules before its turn does not fire in
-// this call, and an alarm a handler adds (at or after the current interval)
-// fires in a later call.
+// A handler runs with the clock already where its call moves it: at to for
+// AdvanceClock, at the alarm's time for Step (or later, for an overdue alarm
+// that fires first). It may call any method of the wheel. Inside it, the firing alarm is no longer a member (Mem is false)
+// but AlarmAt, AlarmValue and AlarmIntervalNum still answer for it. What a
+// firing call fires is fixed before its first handler runs: an alarm a
+// handler removes or reschedules before its turn does not fire in this call,
+// and an alarm a handler adds (at or after the current interval) fires in a
+// later call.
 //
 // If a handler panics, the panic reaches the caller and the wheel stays
 // valid: the due alarms not yet fired stay in the wheel, overdue, and fire
@@ -79,6 +107,23 @@
 // recovers, the enclosing call goes on with what is left, which may include
 // alarms its own handler added, if the nested call had already taken them as
 // due.
+//
+// # Errors
+//
+// A call that fails changes nothing and returns an error that wraps one of
+// the Err variables (use errors.Is) and names the value it got and, where
+// there is one, the range it allows. A handle that is not in the wheel (removed, fired, cleared, the
+// zero Alarm, or another wheel's) gives ErrInvalidAlarm; it never names
+// another alarm.
+//
+// # Cost
+//
+// Remove and Mem are O(1); Add and Reschedule are O(levels). A firing call
+// costs O(levels + alarms fired + alarms moved down a level), however far it
+// moves the clock: empty intervals cost nothing. A steady load allocates
+// nothing: Add allocates only to hold more alarms than ever before, or more
+// in one slot than that slot ever held. Each method's doc gives its cost
+// where it differs.
 //
 // A Wheel is not safe for concurrent use.
 package timingwheel
@@ -102,8 +147,9 @@ const maxTimeNs = queue.MaxKey // 2^62-1 ns after the epoch
 // are out of range.
 var MaxTime = time.Unix(0, maxTimeNs).UTC()
 
-// Errors, usable with errors.Is. Each returned error wraps one of them with the
-// values involved and the allowed range. A call that fails changes nothing.
+// Errors, usable with errors.Is. Each error a method returns wraps one of
+// them and names the value it got and, where there is one, the range it
+// allows. A call that fails changes nothing.
 var (
 	ErrTimeOutOfRange        = errors.New("timingwheel: time out of range")
 	ErrIntervalNumOutOfRange = errors.New("timingwheel: interval number out of range")
@@ -111,7 +157,9 @@ var (
 	ErrBeforeCurrentInterval = errors.New("timingwheel: alarm time before the current interval")
 	ErrInvalidConfig         = errors.New("timingwheel: invalid config")
 	ErrNonPositiveLimit      = errors.New("timingwheel: limit must be positive")
-	ErrInvalidAlarm          = queue.ErrInvalidAlarm // the handle is not in this wheel
+	// ErrInvalidAlarm: the handle is the null alarm, was removed, fired or
+	// cleared, or belongs to another wheel.
+	ErrInvalidAlarm = errors.New("timingwheel: alarm is not in the wheel")
 )
 
 // Alarm is the handle of an alarm in a wheel (the type alarm.Alarm): a small
@@ -143,12 +191,11 @@ func adapt[T any](fired func(Fired[T])) func(queue.Element[T]) {
 // WithOverflow, or any option of package config (config.WithLevelBits).
 type Option = config.Option
 
-// WithCapacity sets how many alarms the wheel holds before its alarm records
-// grow (default 0: grow on demand). A wheel that knows its peak load makes
-// its records, and its stack of free ones, up front, so no add or removal
-// copies them; the slots' vectors still grow to what the load needs on
-// first use, and are reused after that (docs/design.md). At most
-// config.MaxCapacity.
+// WithCapacity sets how many alarms the wheel has room for before it
+// allocates more (default 0: grow on demand). With the peak load as its
+// capacity, a wheel never copies its alarm records as it fills; its slots
+// still allocate on first use, and reuse that memory after (docs/design.md).
+// New fails with ErrInvalidConfig unless 0 <= n <= config.MaxCapacity.
 func WithCapacity(n int) Option { return config.WithCapacity(n) }
 
 // WithOverflow lets the wheel accept alarms at any time up to MaxTime,
@@ -174,11 +221,7 @@ type Wheel[T any] struct {
 // the config package's error) when precision <= 0 or an option is invalid;
 // ErrTimeOutOfRange when start is before the Unix epoch or after MaxTime.
 func New[T any](start time.Time, precision time.Duration, opts ...Option) (*Wheel[T], error) {
-	p, err := config.FloorPow2(precision)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
-	}
-	cfg, err := config.New(p, opts...)
+	cfg, err := config.NewFromDuration(precision, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
@@ -206,17 +249,17 @@ func NewWithConfig[T any](cfg config.Config, start time.Time) (*Wheel[T], error)
 		now:            s,
 		maxIntervalNum: maxTimeNs >> shift,
 	}
+	w.q.SetInvalidAlarmError(ErrInvalidAlarm)
 	if err := w.q.IncreaseMinAllowedKey(s>>shift, nil); err != nil {
 		return nil, err // unreachable: s >> shift <= MaxKey
 	}
 	return w, nil
 }
 
-// check runs the invariants after a mutating call in checked mode.
-func (w *Wheel[T]) check(call string, args ...any) {
-	if err := w.Invariant(); err != nil {
-		checked.Fail("timingwheel."+call, args, err)
-	}
+// fail is checked mode's report of a violation err that checkCall found
+// after a call: it panics naming the call and its arguments.
+func (w *Wheel[T]) fail(call string, err error, args ...any) {
+	checked.Fail("timingwheel."+call, args, err)
 }
 
 func toNanos(t time.Time) (int64, error) {
@@ -389,17 +432,22 @@ func (w *Wheel[T]) checkIntervalForAlarm(n int64) error {
 	return nil
 }
 
-// Add adds an alarm at time at with value v and returns its handle. The alarm
-// fires after every alarm already in its interval. Errors: ErrTooFarInFuture
-// if at > MaxAllowedAlarmTime() (checked first), ErrBeforeCurrentInterval if
-// at is before the start of the current interval. A time inside the current
-// interval but before now is accepted, as in the original; the alarm fires at
-// the next advance or FirePastAlarms. Cost: O(levels). It allocates only to
-// grow (more alarms than ever, or more in one slot than that slot ever held),
-// so a steady load allocates nothing.
+// Add adds an alarm at time at with value v and returns its handle. It
+// fires after every alarm already in the wheel at the same time and, when
+// AdvanceClock, AdvanceClockLimit or FirePastAlarms fires it, after every
+// alarm already in its interval (see Order in the package doc). Errors: ErrTooFarInFuture if
+// at > MaxAllowedAlarmTime() (checked first), ErrBeforeCurrentInterval if at
+// is before the start of the current interval. A time inside the current
+// interval but before Now() is accepted, as in the original: the alarm is
+// late at once, and the next Step, FirePastAlarms or
+// AdvanceClockStopAtNextAlarm fires it, as does an AdvanceClock or
+// AdvanceClockLimit to a later interval; an advance that stays inside the
+// current interval does not. Cost: O(levels). It allocates only to grow
+// (more alarms than ever, or more in one slot than that slot ever held), so
+// a steady load allocates nothing.
 func (w *Wheel[T]) Add(at time.Time, v T) (Alarm, error) {
 	// checkAt's test, written out: as a call (checkAt does not inline) it
-	// cost about 20 instructions per Add (docs/performance.md, phase 14).
+	// cost about 20 instructions per Add (bench/scripts/instructions.sh).
 	ns, ok := nanos(at)
 	if !ok || w.key(ns) < w.key(w.now) || !w.q.KeyFits(w.key(ns)) {
 		return Alarm{}, w.atError(at)
@@ -407,7 +455,9 @@ func (w *Wheel[T]) Add(at time.Time, v T) (Alarm, error) {
 	// The test admits exactly the times the queue admits.
 	a := w.q.AddTimeChecked(ns, v)
 	if checked.On {
-		w.check("Add", at)
+		if err := w.checkCall(); err != nil {
+			w.fail("Add", err, at)
+		}
 	}
 	return a, nil
 }
@@ -420,7 +470,9 @@ func (w *Wheel[T]) AddAtIntervalNum(n int64, v T) (Alarm, error) {
 	}
 	a, err := w.q.AddTime(n<<w.shift, v)
 	if checked.On {
-		w.check("AddAtIntervalNum", n)
+		if err := w.checkCall(); err != nil {
+			w.fail("AddAtIntervalNum", err, n)
+		}
 	}
 	return a, err
 }
@@ -432,13 +484,16 @@ func (w *Wheel[T]) Mem(a Alarm) bool { return w.q.Mem(a) }
 func (w *Wheel[T]) Remove(a Alarm) error {
 	err := w.q.Remove(a)
 	if checked.On {
-		w.check("Remove", a)
+		if err := w.checkCall(); err != nil {
+			w.fail("Remove", err, a)
+		}
 	}
 	return err
 }
 
-// Reschedule moves a to time at, keeping its handle and value; a goes to the
-// back of its new interval. Errors: ErrInvalidAlarm, then those of Add.
+// Reschedule moves a to time at, keeping its handle and value; a then fires
+// after the alarms already at that time (and in that interval), as an alarm
+// added now would (see Add). Errors: ErrInvalidAlarm, then those of Add.
 // Cost: O(levels).
 func (w *Wheel[T]) Reschedule(a Alarm, at time.Time) error {
 	ns, err := w.checkAt(at)
@@ -449,7 +504,9 @@ func (w *Wheel[T]) Reschedule(a Alarm, at time.Time) error {
 	// only for a handle that is not in the wheel: one lookup on the hot path.
 	err = w.q.ChangeTimeChecked(a, ns)
 	if checked.On {
-		w.check("Reschedule", a, at)
+		if err := w.checkCall(); err != nil {
+			w.fail("Reschedule", err, a, at)
+		}
 	}
 	return err
 }
@@ -462,7 +519,9 @@ func (w *Wheel[T]) RescheduleAtIntervalNum(a Alarm, n int64) error {
 	}
 	err := w.q.ChangeTime(a, n<<w.shift)
 	if checked.On {
-		w.check("RescheduleAtIntervalNum", a, n)
+		if err := w.checkCall(); err != nil {
+			w.fail("RescheduleAtIntervalNum", err, a, n)
+		}
 	}
 	return err
 }
@@ -476,11 +535,14 @@ func (w *Wheel[T]) invalidOr(a Alarm, err error) error {
 	return err
 }
 
-// Clear removes every alarm; every handle becomes invalid. The clock stays.
+// Clear removes every alarm; every handle becomes invalid, for good. The
+// clock stays. Cost: O(slots + records).
 func (w *Wheel[T]) Clear() {
 	w.q.Clear()
 	if checked.On {
-		w.check("Clear")
+		if err := w.checkCall(); err != nil {
+			w.fail("Clear", err)
+		}
 	}
 }
 
@@ -525,7 +587,9 @@ func (w *Wheel[T]) Stats() Stats {
 func (w *Wheel[T]) Shrink() {
 	w.q.Shrink()
 	if checked.On {
-		w.check("Shrink")
+		if err := w.checkCall(); err != nil {
+			w.fail("Shrink", err)
+		}
 	}
 }
 
@@ -563,7 +627,9 @@ func (w *Wheel[T]) AdvanceClock(to time.Time, fired func(Fired[T])) error {
 	w.q.CollectTo(w.key(w.now), 0)
 	w.q.FireDue(adapt(fired))
 	if checked.On {
-		w.check("AdvanceClock", to)
+		if err := w.checkCall(); err != nil {
+			w.fail("AdvanceClock", err, to)
+		}
 	}
 	return nil
 }
@@ -603,18 +669,23 @@ func (w *Wheel[T]) AdvanceClockLimit(to time.Time, limit int, fired func(Fired[T
 	}
 	n = w.q.FireDue(adapt(fired))
 	if checked.On {
-		w.check("AdvanceClockLimit", to, limit)
+		if err := w.checkCall(); err != nil {
+			w.fail("AdvanceClockLimit", err, to, limit)
+		}
 	}
 	return n, done, nil
 }
 
 // FirePastAlarms fires, in order, the alarms of the current interval with
 // at <= Now() (after the alarms that fire first, see Handlers in the package
-// doc). The clock does not move.
+// doc). The clock does not move. Cost: O(levels + alarms in the current
+// interval).
 func (w *Wheel[T]) FirePastAlarms(fired func(Fired[T])) {
 	w.q.RemoveAtMinKey(w.now, adapt(fired))
 	if checked.On {
-		w.check("FirePastAlarms")
+		if err := w.checkCall(); err != nil {
+			w.fail("FirePastAlarms", err)
+		}
 	}
 }
 
@@ -628,7 +699,7 @@ func (w *Wheel[T]) FirePastAlarms(fired func(Fired[T])) {
 // every Add fails with ErrBeforeCurrentInterval. The original's
 // advance_clock_stop_at_next_alarm only parks the clock at the next alarm
 // and fires nothing; see docs/design.md. Error: ErrTimeOutOfRange for to out
-// of range, and then nothing changes.
+// of range, and then nothing changes. Cost: as Step.
 func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T])) error {
 	ns, err := toNanos(to)
 	if err != nil {
@@ -645,25 +716,31 @@ func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T]
 	}
 	w.q.RemoveAtMinKey(w.now, adapt(fired))
 	if checked.On {
-		w.check("AdvanceClockStopAtNextAlarm", to)
+		if err := w.checkCall(); err != nil {
+			w.fail("AdvanceClockStopAtNextAlarm", err, to)
+		}
 	}
 	return nil
 }
 
-// Step is the discrete-event step: it fires the alarms of the earliest
-// pending alarm time and reports whether it fired any. It sets Now() to that
-// time (never backwards) and fires, in order, every alarm with at <= Now()
-// in the current interval: the alarms of that one instant, in the order they
-// were added or rescheduled, together with any late ones (added inside the
-// current interval before Now()), which fire first. At 1 ns precision an
-// instant is an interval. It is AdvanceClockStopAtNextAlarm with to the
-// earliest alarm time, and its handlers follow the same rules (see Handlers
-// in the package doc): alarms a panicking handler left overdue fire first and
-// do not hold the clock back, and an alarm a handler adds at Now() fires at
-// the next Step. On an empty wheel Step changes nothing and returns false,
-// so, unlike AdvanceClockStopAtNextAlarm(MaxTime, ...), it never moves the
-// clock past the last alarm. The simulation loop reads the next event's exact
-// time, stops at the end of the simulation, and steps:
+// Step is the discrete-event step: it fires the alarms of the earliest alarm
+// time, in order, and reports whether it fired any. When no alarm is at or
+// before Now(), it moves the clock to the earliest alarm time and fires the
+// alarms of that time, in the order they were added or rescheduled, each
+// with Now() equal to its time. Otherwise the clock stays and Step fires the
+// alarms of the current interval that are at or before Now() (late alarms,
+// see Add, and alarms a handler added at Now()), in the order they were
+// added or rescheduled. At 1 ns precision the alarms of one time are those
+// of one interval. The clock never goes backwards.
+//
+// Step is AdvanceClockStopAtNextAlarm with to the earliest alarm time, and
+// its handlers follow the same rules (see Handlers in the package doc):
+// alarms a panicking handler left overdue fire first and do not hold the
+// clock back, and an alarm a handler adds at Now() fires at the next Step.
+// On an empty wheel Step changes nothing and returns false, so, unlike
+// AdvanceClockStopAtNextAlarm(MaxTime, ...), it never moves the clock past
+// the last alarm. The simulation loop reads the next event's exact time,
+// stops at the end of the run, and steps:
 //
 //	for {
 //		t, ok := w.MinAlarmTimeInMinInterval()
@@ -674,7 +751,8 @@ func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T]
 //	}
 //
 // or, with no end, for w.Step(handle) {}. Cost: O(levels + alarms fired +
-// alarms in the earliest interval's slots + alarms moved down a level).
+// alarms moved down a level + alarms sharing a slot with the earliest
+// alarm).
 func (w *Wheel[T]) Step(fired func(Fired[T])) bool {
 	if w.q.Len() == 0 {
 		return false
@@ -688,16 +766,19 @@ func (w *Wheel[T]) Step(fired func(Fired[T])) bool {
 	}
 	w.q.RemoveAtMinKey(w.now, adapt(fired))
 	if checked.On {
-		w.check("Step")
+		if err := w.checkCall(); err != nil {
+			w.fail("Step", err)
+		}
 	}
 	return w.q.Counts().Fired != before
 }
 
 // NextAlarmFiresAt returns the earliest time to which AdvanceClock fires an
-// alarm: the start of the interval after the earliest alarm's interval. It is
-// false when the wheel is empty or the earliest alarm is in the last interval
-// (which no advance fires; use FirePastAlarms at MaxTime). Cost: O(1) when the
-// minimum is cached, which it is after every advance and add.
+// alarm: the start of the interval after the earliest alarm's interval, not
+// that alarm's time (MinAlarmTimeInMinInterval is). It is false when the
+// wheel is empty or the earliest alarm is in the last interval (which no
+// advance fires; use Step or FirePastAlarms at MaxTime). Cost: as
+// MinAlarmIntervalNum.
 func (w *Wheel[T]) NextAlarmFiresAt() (time.Time, bool) {
 	k, ok := w.q.MinKey()
 	if !ok || k >= w.maxIntervalNum {
@@ -707,13 +788,16 @@ func (w *Wheel[T]) NextAlarmFiresAt() (time.Time, bool) {
 }
 
 // MinAlarmIntervalNum returns the smallest interval number of any alarm, or
-// false when the wheel is empty.
+// false when the wheel is empty. Cost: O(1) when the wheel has its minimum
+// cached, as it has after a query until an alarm leaves or the clock moves;
+// otherwise O(levels + the alarms of one slot per level).
 func (w *Wheel[T]) MinAlarmIntervalNum() (int64, bool) { return w.q.MinKey() }
 
 // MinAlarmTimeInMinInterval returns the earliest time among the alarms of the
-// smallest interval, or false when the wheel is empty. Every alarm of that
-// interval counts, whatever level it sits on (the original looks at one list
-// and can answer wrong).
+// smallest interval, or false when the wheel is empty: the exact time of the
+// next event, which a simulation loop reads before Step (see Simulation in
+// the package doc). Overdue alarms count too. Cost: as MinAlarmIntervalNum,
+// plus the alarms sharing a slot with that interval's.
 func (w *Wheel[T]) MinAlarmTimeInMinInterval() (time.Time, bool) {
 	lo, _, ok := w.q.MinKeyTimes()
 	if !ok {
@@ -723,7 +807,8 @@ func (w *Wheel[T]) MinAlarmTimeInMinInterval() (time.Time, bool) {
 }
 
 // MaxAlarmTimeInMinInterval returns the latest time among the alarms of the
-// smallest interval, or false when the wheel is empty.
+// smallest interval, or false when the wheel is empty. Cost: as
+// MinAlarmTimeInMinInterval.
 func (w *Wheel[T]) MaxAlarmTimeInMinInterval() (time.Time, bool) {
 	_, hi, ok := w.q.MinKeyTimes()
 	if !ok {

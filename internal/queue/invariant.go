@@ -109,8 +109,7 @@ func (q *Queue[T]) walkLevels() (held int, levelMin int64, err error) {
 // in slot s of level l, and returns how many the slot holds and their
 // smallest key (math.MaxInt64 when it holds none).
 func (q *Queue[T]) walkSlot(l, s int) (n int, slotMin int64, err error) {
-	lv := &q.levels[l]
-	v := &lv.slots[s]
+	v := &q.levels[l].slots[s]
 	slotMin = math.MaxInt64
 	for half, vec := range [][]uint32{v.front, v.back} {
 		for p, i := range vec {
@@ -121,18 +120,8 @@ func (q *Queue[T]) walkSlot(l, s int) (n int, slotMin int64, err error) {
 			if half == 0 {
 				pos |= frontBit
 			}
-			if err := q.checkPQ5(l, s, i, pos); err != nil {
-				return 0, 0, err
-			}
-			r := q.rec(i)
-			key := q.keyOf(r)
-			if err := lv.checkPQ3(l, i, r.State(), key); err != nil {
-				return 0, 0, err
-			}
-			if err := lv.checkPQ4(l, s, i, key); err != nil {
-				return 0, 0, err
-			}
-			if err := checkPQ12(i, r.Time); err != nil {
+			key, err := q.checkEntry(l, s, i, pos)
+			if err != nil {
 				return 0, 0, err
 			}
 			slotMin = min(slotMin, key)
@@ -140,6 +129,28 @@ func (q *Queue[T]) walkSlot(l, s int) (n int, slotMin int64, err error) {
 		}
 	}
 	return n, slotMin, nil
+}
+
+// checkEntry runs the checks of one entry of a slot: the index i at position
+// pos of slot s of level l names a record that knows its position (PQ5), is
+// within level l's range with a state naming it (PQ3), in the slot its key
+// maps to (PQ4), with a representable time (PQ12). It returns the record's
+// key. The whole check runs it on every entry; checked mode's local checks
+// on the entries a call wrote and their neighbours.
+func (q *Queue[T]) checkEntry(l, s int, i, pos uint32) (key int64, err error) {
+	if err := q.checkPQ5(l, s, i, pos); err != nil {
+		return 0, err
+	}
+	lv := &q.levels[l]
+	r := q.rec(i)
+	key = q.keyOf(r)
+	if err := lv.checkPQ3(l, i, r.State(), key); err != nil {
+		return 0, err
+	}
+	if err := lv.checkPQ4(l, s, i, key); err != nil {
+		return 0, err
+	}
+	return key, checkPQ12(i, r.Time)
 }
 
 // checkPQ1: each level's geometry is the original's: shift_i = s_i, 2^b_i
@@ -400,27 +411,14 @@ func (q *Queue[T]) checkPQ15() (n int, smallest int64, err error) {
 	}
 	smallest = math.MaxInt64
 	for b := range r.b {
-		live := 0
-		for p, e := range r.b[b].e {
-			if e.idx == 0 {
-				continue
-			}
-			if int(e.idx) > q.pool.Len() {
-				return 0, 0, invariant.Errorf("PQ15", "bucket %d position %d holds bad index %d", b, p, e.idx)
-			}
-			rec := q.rec(e.idx)
-			if rec.State() != 1 || q.keyOf(rec) != e.key || rec.Next != rpos(b, p) ||
-				e.key < q.minAllowed || e.key > q.MaxAllowedKey() || r.bucketOf(e.key) != b {
-				return 0, 0, invariant.Errorf("PQ15", "bucket %d position %d: record %d (state %d, key %d, Next %#x) under key %d (bucket %d against base %d), allowed [%d, %d]",
-					b, p, e.idx, rec.State(), q.keyOf(rec), rec.Next, e.key, r.bucketOf(e.key), r.last, q.minAllowed, q.MaxAllowedKey())
-			}
-			live++
-			smallest = min(smallest, e.key)
+		live, bmin, err := q.walkBucket(b)
+		if err != nil {
+			return 0, 0, err
 		}
-		if live != int(r.b[b].live) || live == 0 && len(r.b[b].e) != 0 || (r.occ>>b&1 == 1) != (live > 0) {
-			return 0, 0, invariant.Errorf("PQ15", "bucket %d: %d elements in %d entries, counted %d, occupancy bit %d",
-				b, live, len(r.b[b].e), r.b[b].live, r.occ>>b&1)
+		if err := q.checkPQ15Bucket(b, live); err != nil {
+			return 0, 0, err
 		}
+		smallest = min(smallest, bmin)
 		n += live
 	}
 	if r.occ>>len(r.b) != 0 || n != r.n {
@@ -428,6 +426,55 @@ func (q *Queue[T]) checkPQ15() (n int, smallest int64, err error) {
 			n, len(r.b), r.n, r.occ)
 	}
 	return n, smallest, nil
+}
+
+// walkBucket runs the check of one entry (checkPQ15Entry) on every entry of
+// bucket b of the radix heap, and returns how many elements it holds and
+// their smallest key (math.MaxInt64 when it holds none).
+func (q *Queue[T]) walkBucket(b int) (live int, smallest int64, err error) {
+	smallest = math.MaxInt64
+	maxKey := q.MaxAllowedKey()
+	for p, e := range q.rad.b[b].e {
+		if e.idx == 0 {
+			continue
+		}
+		if err := q.checkPQ15Entry(b, p, e, maxKey); err != nil {
+			return 0, 0, err
+		}
+		live++
+		smallest = min(smallest, e.key)
+	}
+	return live, smallest, nil
+}
+
+// checkPQ15Entry is PQ15 for entry e, not a tombstone, at position p of
+// bucket b: it names a record in state 1 whose key is the entry's, within
+// [MinAllowedKey, MaxAllowedKey] (maxKey is MaxAllowedKey()), in bucket
+// bits.Len64(key XOR base) = b, and whose Next is b << 26 | p.
+func (q *Queue[T]) checkPQ15Entry(b, p int, e rent, maxKey int64) error {
+	r := &q.rad
+	if int(e.idx) > q.pool.Len() {
+		return invariant.Errorf("PQ15", "bucket %d position %d holds bad index %d", b, p, e.idx)
+	}
+	rec := q.rec(e.idx)
+	if rec.State() != 1 || q.keyOf(rec) != e.key || rec.Next != rpos(b, p) ||
+		e.key < q.minAllowed || e.key > maxKey || r.bucketOf(e.key) != b {
+		return invariant.Errorf("PQ15", "bucket %d position %d: record %d (state %d, key %d, Next %#x) under key %d (bucket %d against base %d), allowed [%d, %d]",
+			b, p, e.idx, rec.State(), q.keyOf(rec), rec.Next, e.key, r.bucketOf(e.key), r.last, q.minAllowed, maxKey)
+	}
+	return nil
+}
+
+// checkPQ15Bucket is PQ15 for the counts of bucket b, which holds live
+// elements: live[b] counts them, an empty bucket has no entries, and the
+// occupancy word has bit b set iff it holds any.
+func (q *Queue[T]) checkPQ15Bucket(b, live int) error {
+	r := &q.rad
+	if live != int(r.b[b].live) || live == 0 && len(r.b[b].e) != 0 || (r.occ>>b&1 == 1) != (live > 0) {
+		return invariant.Errorf("PQ15", "bucket %d: %d elements in %d entries, counted %d, occupancy bit %d",
+			b, live, len(r.b[b].e), r.b[b].live, r.occ>>b&1)
+	}
+	return nil
 }
 
 // checkPQ16: the slot vectors own their memory: an allocated level has an
@@ -468,7 +515,7 @@ func (q *Queue[T]) checkPQ16() error {
 		}
 	}
 	for _, sp := range spans {
-		if c := sp.cap(); sp.kind != vecArena && (c < vecBase || c&(c-1) != 0) {
+		if c := sp.cap(); sp.kind != vecArena && !vecCapOK(c) {
 			return invariant.Errorf("PQ16", "%v: capacity %d, want %d·2^k", sp, c, vecBase)
 		}
 	}
@@ -480,6 +527,10 @@ func (q *Queue[T]) checkPQ16() error {
 	}
 	return nil
 }
+
+// vecCapOK reports whether c is a capacity a slot vector outside the
+// arenas may have: vecBase·2^k for some k >= 0 (PQ16).
+func vecCapOK(c int) bool { return c >= vecBase && c&(c-1) == 0 }
 
 // vecSpan is the memory of one vector or arena, for PQ16: addresses
 // [lo, hi), and what it is.

@@ -136,8 +136,17 @@ type Queue[T any] struct {
 
 	counts Counts
 
+	chk chkLog // checked mode's log of what calls touched (checklocal.go); no size without -tags twcheck
+
 	rad radix // small mode's radix heap (small.go)
+
+	errInvalid error // the sentinel a bad handle's error wraps; nil: ErrInvalidAlarm
 }
+
+// SetInvalidAlarmError makes the errors for a handle that is not in the queue
+// wrap sentinel instead of ErrInvalidAlarm, so that an owner (a timing wheel)
+// reports them in its own name. Only the error paths read it.
+func (q *Queue[T]) SetInvalidAlarmError(sentinel error) { q.errInvalid = sentinel }
 
 // Element is what a removal handler receives: the element's handle, key,
 // time and value, as they were when it was taken out of the queue. For a
@@ -161,13 +170,6 @@ type Counts struct {
 
 // Counts returns the cumulative counters.
 func (q *Queue[T]) Counts() Counts { return q.counts }
-
-// check runs the invariants after a mutating call in checked mode.
-func (q *Queue[T]) check(call string, args ...any) {
-	if err := q.Invariant(); err != nil {
-		checked.Fail("priorityqueue."+call, args, err)
-	}
-}
 
 // New returns an empty queue with the given level bits and room for capacity
 // elements before it allocates; MinAllowedKey is 0. Each level i allocates 2^b_i
@@ -310,7 +312,9 @@ func (q *Queue[T]) Add(key int64, v T) (pool.Handle, error) {
 	}
 	a := q.add(key<<q.shift, key, v)
 	if checked.On {
-		q.check("Add", key)
+		if err := q.CheckCall(); err != nil {
+			q.fail("Add", err, key)
+		}
 	}
 	return a, nil
 }
@@ -323,7 +327,9 @@ func (q *Queue[T]) AddTime(t int64, v T) (pool.Handle, error) {
 	}
 	a := q.add(t, t>>(q.shift&63), v) // as in keyOf
 	if checked.On {
-		q.check("AddTime", t)
+		if err := q.CheckCall(); err != nil {
+			q.fail("AddTime", err, t)
+		}
 	}
 	return a, nil
 }
@@ -335,7 +341,9 @@ func (q *Queue[T]) AddTime(t int64, v T) (pool.Handle, error) {
 func (q *Queue[T]) AddTimeChecked(t int64, v T) pool.Handle {
 	a := q.add(t, t>>(q.shift&63), v) // as in keyOf
 	if checked.On {
-		q.check("AddTimeChecked", t)
+		if err := q.CheckCall(); err != nil {
+			q.fail("AddTimeChecked", err, t)
+		}
 	}
 	return a
 }
@@ -466,8 +474,12 @@ func (q *Queue[T]) member(a pool.Handle) (uint32, bool) {
 	return i, true
 }
 
-func invalid(a pool.Handle) error {
-	return fmt.Errorf("%w: %v", ErrInvalidAlarm, a)
+func (q *Queue[T]) invalid(a pool.Handle) error {
+	sentinel := ErrInvalidAlarm
+	if q.errInvalid != nil {
+		sentinel = q.errInvalid
+	}
+	return fmt.Errorf("%w: %v", sentinel, a)
 }
 
 // Mem reports whether a is in the queue. An element whose removal handler is
@@ -482,13 +494,15 @@ func (q *Queue[T]) Mem(a pool.Handle) bool {
 func (q *Queue[T]) Remove(a pool.Handle) error {
 	i, ok := q.member(a)
 	if !ok {
-		return invalid(a)
+		return q.invalid(a)
 	}
 	q.detach(i)
 	q.pool.Free(i)
 	q.counts.Removed++
 	if checked.On {
-		q.check("Remove", a)
+		if err := q.CheckCall(); err != nil {
+			q.fail("Remove", err, a)
+		}
 	}
 	return nil
 }
@@ -499,7 +513,7 @@ func (q *Queue[T]) Remove(a pool.Handle) error {
 func (q *Queue[T]) Change(a pool.Handle, key int64) error {
 	i, ok := q.member(a)
 	if !ok {
-		return invalid(a)
+		return q.invalid(a)
 	}
 	if err := q.checkKey(key); err != nil {
 		return err
@@ -508,7 +522,9 @@ func (q *Queue[T]) Change(a pool.Handle, key int64) error {
 	q.rec(i).Time = key << q.shift
 	q.insert(i, key)
 	if checked.On {
-		q.check("Change", a, key)
+		if err := q.CheckCall(); err != nil {
+			q.fail("Change", err, a, key)
+		}
 	}
 	return nil
 }
@@ -517,14 +533,16 @@ func (q *Queue[T]) Change(a pool.Handle, key int64) error {
 func (q *Queue[T]) ChangeTime(a pool.Handle, t int64) error {
 	i, ok := q.member(a)
 	if !ok {
-		return invalid(a)
+		return q.invalid(a)
 	}
 	if err := q.checkTime(t); err != nil {
 		return err
 	}
 	q.changeTime(i, t)
 	if checked.On {
-		q.check("ChangeTime", a, t)
+		if err := q.CheckCall(); err != nil {
+			q.fail("ChangeTime", err, a, t)
+		}
 	}
 	return nil
 }
@@ -542,11 +560,13 @@ func (q *Queue[T]) changeTime(i uint32, t int64) {
 func (q *Queue[T]) ChangeTimeChecked(a pool.Handle, t int64) error {
 	i, ok := q.member(a)
 	if !ok {
-		return invalid(a)
+		return q.invalid(a)
 	}
 	q.changeTime(i, t)
 	if checked.On {
-		q.check("ChangeTimeChecked", a, t)
+		if err := q.CheckCall(); err != nil {
+			q.fail("ChangeTimeChecked", err, a, t)
+		}
 	}
 	return nil
 }
@@ -555,7 +575,7 @@ func (q *Queue[T]) ChangeTimeChecked(a pool.Handle, t int64) error {
 func (q *Queue[T]) lookup(a pool.Handle) (*pool.Record[T], error) {
 	i, ok := q.pool.Lookup(a)
 	if !ok {
-		return nil, invalid(a)
+		return nil, q.invalid(a)
 	}
 	return q.rec(i), nil
 }
@@ -786,7 +806,9 @@ func (q *Queue[T]) IncreaseMinAllowedKey(key int64, removed func(Element[T])) er
 	q.CollectTo(key, 0)
 	q.FireDue(removed)
 	if checked.On {
-		q.check("IncreaseMinAllowedKey", key)
+		if err := q.CheckCall(); err != nil {
+			q.fail("IncreaseMinAllowedKey", err, key)
+		}
 	}
 	return nil
 }
@@ -1132,7 +1154,9 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) {
 	q.dueAtMinKey(maxTime)
 	q.FireDue(removed)
 	if checked.On {
-		q.check("RemoveAtMinKey", maxTime)
+		if err := q.CheckCall(); err != nil {
+			q.fail("RemoveAtMinKey", err, maxTime)
+		}
 	}
 }
 
@@ -1143,7 +1167,9 @@ func (q *Queue[T]) TakeAtMinKey(maxTime int64, take func(v T)) {
 	q.dueAtMinKey(maxTime)
 	q.TakeDue(take)
 	if checked.On {
-		q.check("TakeAtMinKey", maxTime)
+		if err := q.CheckCall(); err != nil {
+			q.fail("TakeAtMinKey", err, maxTime)
+		}
 	}
 }
 
@@ -1281,7 +1307,7 @@ func (q *Queue[T]) Shrink() {
 	q.firing = slices.Clip(q.firing)
 	q.scratch = nil
 	if checked.On {
-		q.check("Shrink")
+		q.checkFull("Shrink")
 	}
 }
 
@@ -1338,6 +1364,6 @@ func (q *Queue[T]) Clear() {
 	q.firing = q.firing[:0]
 	q.epoch++
 	if checked.On {
-		q.check("Clear")
+		q.checkFull("Clear")
 	}
 }

@@ -3,6 +3,7 @@ package queue
 import (
 	"math/bits"
 
+	"github.com/gotimingwheel/timingwheel/internal/checked"
 	"github.com/gotimingwheel/timingwheel/internal/pool"
 )
 
@@ -101,6 +102,9 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 	lv.slots[s].count++
 	lv.occupied.set(s)
 	lv.length++
+	if checked.On {
+		q.chk.entry(l, s, r.Next)
+	}
 }
 
 // compactRatio: a slot of 32 entries or more is compacted when it holds more
@@ -247,6 +251,9 @@ func (q *Queue[T]) del(l, s int, i uint32) {
 		q.vacate(lv, s)
 		lv.occupied.unset(s)
 	}
+	if checked.On {
+		q.chk.slot(l, s)
+	}
 }
 
 // each calls f on the records of slot s of level l in order until f returns
@@ -296,6 +303,9 @@ func (q *Queue[T]) empty(l, s int) {
 	lv.length -= int(lv.slots[s].count)
 	lv.slots[s].count = 0
 	lv.occupied.unset(s)
+	if checked.On {
+		q.chk.slot(l, s)
+	}
 }
 
 // take appends the records of level-0 slot s, in order, to the due buffer and

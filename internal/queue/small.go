@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"slices"
 	"unsafe"
+
+	"github.com/gotimingwheel/timingwheel/internal/checked"
 )
 
 // Small mode. A queue that holds few elements keeps them in a radix heap
@@ -212,6 +214,9 @@ func (q *Queue[T]) smallPut(i uint32, key int64) {
 	bk.live++
 	r.occ |= 1 << (b & 63) // b < 64; the mask spares Go's check for shifts of 64 or more
 	r.n++
+	if checked.On {
+		q.chk.bucketEntry(b, int(rec.Next&(1<<posBits-1)))
+	}
 }
 
 // smallFind returns the bucket and position of record i, whose key is key.
@@ -239,6 +244,9 @@ func (q *Queue[T]) smallDel(i uint32, key int64) {
 	} else if n := len(bk.e); n >= 32 && n > 2*int(bk.live) {
 		q.rcompact(b)
 	}
+	if checked.On {
+		q.chk.bucket(b)
+	}
 }
 
 // rcompact rewrites bucket b without tombstones, in order.
@@ -253,6 +261,9 @@ func (q *Queue[T]) rcompact(b int) {
 		}
 	}
 	q.rad.b[b].e = es[:w]
+	if checked.On {
+		q.chk.bucket(b)
+	}
 }
 
 // rlowest returns the lowest occupied bucket and its smallest key; false
@@ -297,9 +308,15 @@ func (q *Queue[T]) rsplit(b int, m int64) {
 		bk.e = append(bk.e, e)
 		bk.live++
 		occ |= 1 << (nb & 63) // as in smallPut
+		if checked.On {
+			q.chk.bucketEntry(nb, len(bk.e)-1)
+		}
 	}
 	r.occ = occ
 	bs[b].e = es[:0]
+	if checked.On {
+		q.chk.bucket(b)
+	}
 }
 
 // smallMinKey returns the smallest key in small mode, which must hold
@@ -324,6 +341,9 @@ func (q *Queue[T]) rtake0() int {
 	bk.e, bk.live = bk.e[:0], 0
 	r.occ &^= 1
 	r.n -= c
+	if checked.On {
+		q.chk.bucket(0)
+	}
 	return c
 }
 
@@ -346,6 +366,9 @@ func (q *Queue[T]) rtakeLone(b int, m int64) int {
 	r.occ &^= 1 << (b & 63) // as in smallPut
 	r.n--
 	r.last = m
+	if checked.On {
+		q.chk.bucket(b)
+	}
 	return 1
 }
 
@@ -548,6 +571,9 @@ func (q *Queue[T]) removeAtMinSmall(k, maxTime int64) {
 	r.b[0].live = uint32(w)
 	if w == 0 {
 		r.occ &^= 1
+	}
+	if checked.On {
+		q.chk.bucket(0)
 	}
 	for _, i := range chosen {
 		q.toDue(i)

@@ -114,6 +114,9 @@ func (s *machine) ops(n int, dead bool) []op {
 	add("FirePastAlarms", hNone, tNow)
 	add("FirePastAlarms", hPanic, tNow)
 	add("AdvanceClockStopAtNextAlarm", hNone, tLevel0Span, tMaxTime)
+	for _, h := range []handler{hNone, hPanic, hAdd} {
+		add("Step", h, tNow) // Step takes no time; the target is unused
+	}
 	add("Clear", hNone, tNow)
 	add("Shrink", hNone, tNow)
 	return xs

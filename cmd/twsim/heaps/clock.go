@@ -79,7 +79,9 @@ func (c *Clock) after(d time.Duration) int64 {
 
 // AfterFunc calls f on the goroutine that drives the clock once the clock
 // reaches Now()+d; with d <= 0 it is due at Now() and runs at the next call
-// that drives the clock (Advance(0) will do).
+// that drives the clock (Advance(0) will do). (simclock runs one made outside
+// a callback at once, on a goroutine of its own; the clock workloads make
+// none.)
 func (c *Clock) AfterFunc(d time.Duration, f func()) *ClockTimer {
 	c.mu.Lock()
 	defer c.mu.Unlock()

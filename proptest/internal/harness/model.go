@@ -42,9 +42,21 @@ type Model struct {
 
 const maxNs = int64(1)<<62 - 1
 
-// errInvalid is the model's answer about a handle that is not a member: a
-// constant, as the harness asks about every dead handle after every call.
-var errInvalid = fmt.Errorf("model: %w", timingwheel.ErrInvalidAlarm)
+// errInvalid and errInvalidQueue are the model's answers about a handle
+// that is not a member, for a wheel and for a queue: constants, as the
+// harness asks about every dead handle after every call.
+var (
+	errInvalid      = fmt.Errorf("model: %w", timingwheel.ErrInvalidAlarm)
+	errInvalidQueue = fmt.Errorf("model: %w", priorityqueue.ErrInvalidAlarm)
+)
+
+// invalid returns the model's error for a handle that is not a member.
+func (m *Model) invalid() error {
+	if m.queue {
+		return errInvalidQueue
+	}
+	return errInvalid
+}
 
 func newModel(cfg config.Config, start int64) (*Model, error) {
 	if err := checkNs(start); err != nil {
@@ -154,7 +166,7 @@ func (m *Model) add(op Op, v int) (ModelAlarm, error) {
 func (m *Model) Remove(a ModelAlarm) error {
 	i := m.find(a)
 	if i < 0 {
-		return errInvalid
+		return m.invalid()
 	}
 	m.alarms = slices.Delete(m.alarms, i, i+1)
 	return nil
@@ -164,7 +176,7 @@ func (m *Model) Remove(a ModelAlarm) error {
 func (m *Model) move(op Op, a ModelAlarm) error {
 	i := m.find(a)
 	if i < 0 {
-		return errInvalid
+		return m.invalid()
 	}
 	ns, err := m.target(op)
 	if err != nil {
@@ -195,7 +207,7 @@ func (m *Model) lookup(a ModelAlarm) (modelAlarm, error) {
 	if a != 0 && a == m.firing.id {
 		return m.firing, nil
 	}
-	return modelAlarm{}, errInvalid
+	return modelAlarm{}, m.invalid()
 }
 
 func (m *Model) value(a ModelAlarm) (int, error) {
