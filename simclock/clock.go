@@ -184,16 +184,15 @@ type earlyHeap []entry
 func (h earlyHeap) less(i, j int) bool { return before(h[i], h[j]) }
 
 // before reports whether a comes before b by (at, seq). It is small enough
-// to inline, and must stay so: it is the heap's inner loop, and through a
-// call that made both comparisons (two entries, of 32 bytes then) CLOCK-STEP
-// at N = 100 took 40% longer (242.8 against 172.3 ns per Step).
+// to inline, and must stay so: it is the heap's inner loop, and a call there
+// would cost more than the comparisons it makes (CLOCK-STEP at small N shows
+// it).
 func before(a, b entry) bool { return a.at < b.at || a.at == b.at && a.seq < b.seq }
 
 // push adds e. The heap's first array holds tinyStart entries, and a full
 // heap doubles (128, 256, 512, 1024 entries): append grows a slice of 256
-// or more by about a quarter at a time, which took a tiny heap of 1000
-// timers through five arrays of 3,240 entries in all instead of four of
-// 1,920.
+// or more by about a quarter at a time, so a tiny heap would pass through
+// more arrays, and allocate more in all, on its way to tinyMax.
 func (h *earlyHeap) push(e entry) {
 	if len(*h) == cap(*h) {
 		g := make(earlyHeap, len(*h), max(2*cap(*h), tinyStart))
@@ -255,9 +254,9 @@ func (h earlyHeap) down(i int) {
 }
 
 // sort sorts h by (at, seq), in place: a heapsort with the heap's own less,
-// then a reversal. slices.SortFunc, whose comparison is a call through a
-// func value, took about 800 instructions per entry on 1024 entries
-// (leaving tiny mode; docs/performance.md, phase 11). Cost: O(n log n).
+// then a reversal, rather than slices.SortFunc, whose comparison is a call
+// through a func value on every step: the sort runs once for each clock that
+// leaves tiny mode, over up to tinyMax entries. Cost: O(n log n).
 func (h earlyHeap) sort() {
 	for i := len(h)/2 - 1; i >= 0; i-- {
 		h.down(i)

@@ -142,8 +142,7 @@ func (c *Clock) armWheel(t *timer, at int64) error {
 // tinyMax is how many timers the early heap holds before the wheel takes
 // the ones after wnow (Clock). Up to about this many, a binary heap of
 // 24-byte entries costs less per timer than the wheel's add, collection and
-// batch; a clock that outgrows it pays for one move of that many timers
-// (docs/performance.md, phases 9 and 11).
+// batch; a clock that outgrows it pays for one move of that many timers.
 const tinyMax = 1024
 
 // tinyStart is the early heap's first capacity (earlyHeap.push): a clock

@@ -23,7 +23,7 @@ import (
 // shows apart from what it pays for its structure.
 //
 // Its instruction counts do not depend on the machine's load, where its
-// timings do (bench/scripts/instructions.sh; docs/performance.md, phase 10).
+// timings do (bench/scripts/instructions.sh).
 func BenchmarkEvent(b *testing.B) {
 	const mask = 1<<16 - 1
 	r := rand.New(rand.NewPCG(1, 2))

@@ -273,8 +273,7 @@ func BenchmarkAdvanceClock(b *testing.B) {
 // 1e5 live timeouts at 2^20 ns precision, 10 ms to 1 s ahead; each op
 // cancels a random one, unless it has fired, and sets a new one; every 400
 // ops the clock advances 1 ms and fires what is due. It gives a steady
-// count for instructions.sh of the Add and Remove path on the levels
-// (docs/performance.md, phase 14).
+// count for instructions.sh of the Add and Remove path on the levels.
 func BenchmarkTimeouts(b *testing.B) {
 	const n, mask = 100_000, 1<<16 - 1
 	r := rand.New(rand.NewPCG(3, 4))

@@ -8,8 +8,7 @@ import (
 )
 
 // Add alarms, cancel one, and advance the clock: the alarms before the new
-// time fire, in time order, on the caller's goroutine. The README's first
-// program is this example (TestReadmeProgram keeps the two equal).
+// time fire, in time order, on the caller's goroutine.
 func Example() {
 	start := time.Unix(1_700_000_000, 0)
 	// Precision 1ms, rounded down to a power of two: 2^19 ns = 524.288µs.

@@ -446,8 +446,8 @@ func (w *Wheel[T]) checkIntervalForAlarm(n int64) error {
 // (more alarms than ever, or more in one slot than that slot ever held), so
 // a steady load allocates nothing.
 func (w *Wheel[T]) Add(at time.Time, v T) (Alarm, error) {
-	// checkAt's test, written out: as a call (checkAt does not inline) it
-	// cost about 20 instructions per Add (bench/scripts/instructions.sh).
+	// checkAt's test, written out: checkAt does not inline, and this saves
+	// its call on every Add (bench/scripts/instructions.sh counts it).
 	ns, ok := nanos(at)
 	if !ok || w.key(ns) < w.key(w.now) || !w.q.KeyFits(w.key(ns)) {
 		return Alarm{}, w.atError(at)

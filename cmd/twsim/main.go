@@ -46,8 +46,14 @@
 // /proc/self/status, Linux only) read after the row: without -isolate it is
 // the peak of the whole run up to and including that row.
 //
-// For checks inside every call, build with the twcheck tag:
-// go run -tags twcheck ./cmd/twsim -check.
+// For checked mode as well, build with the twcheck tag: every mutating call
+// of the wheel, its queue and simclock then checks what it touched, and the
+// whole Invariant() runs on a schedule whose cost per call stays a constant
+// factor. TWCHECK=full in the environment runs the whole Invariant() after
+// every call instead, which costs O(slots + alarms) per call: for small
+// sizes only.
+//
+//	go run -tags twcheck ./cmd/twsim -check
 package main
 
 import (

@@ -911,10 +911,10 @@ func (q *Queue[T]) collectLevel0(from, key int64, n, limit int) (int64, int) {
 // half of IncreaseMinAllowedKey (see Removal handlers in the package doc).
 //
 // It is one function, its nothing-due case first, rather than a wrapper
-// around the loop: the wrapper's call cost about 6 instructions per advance
-// that fires (docs/performance.md, phase 15). Go sets up the deferred call
-// below only on the path that reaches it; an advance with nothing due pays
-// a few instructions for this function's larger frame instead.
+// around the loop, which saves a call on every advance that fires. Go sets
+// up the deferred call below only on the path that reaches it; an advance
+// with nothing due pays a few instructions for this function's larger frame
+// instead.
 func (q *Queue[T]) FireDue(removed func(Element[T])) (n int) {
 	if q.dueLen == 0 {
 		q.dueBuf, q.duePos = q.dueBuf[:0], 0
@@ -979,9 +979,8 @@ func (q *Queue[T]) FireDue(removed func(Element[T])) (n int) {
 // its record freed, before take runs, so FireDue's bookkeeping for handlers
 // that add, remove or panic is not needed, and a take that panics leaves q
 // consistent (the elements after it stay due). Its walk of the due list and
-// its counts are FireDue's, written out again: shared through a helper (which
-// does not inline), FireDue measured 1 to 2% slower at HOLD 1e3 to 1e6; keep
-// the two in step.
+// its counts are FireDue's, written out again, which saves FireDue a call to
+// a helper that would not inline; keep the two in step.
 func (q *Queue[T]) TakeDue(take func(v T)) int {
 	n := 0
 	warm := 0 // due entries before this one have been touched

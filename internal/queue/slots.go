@@ -33,10 +33,10 @@ import (
 // capacity, the most the slots and the growths in flight have needed at
 // once (the spares keep that many), not the sum of each slot's own peak,
 // and a wheel that has seen its largest load allocates nothing more. Kept
-// per slot, as before, the large vectors that move among the slots as the
-// minimum sweeps the levels gave every slot, one by one, a large vector of
-// its own: a HOLD wheel of 1e4 alarms grew from 72 to over 1000 bytes per
-// alarm (PQ16; docs/performance.md, phase 6).
+// per slot instead, the large vectors that move among the slots as the
+// minimum sweeps the levels would give every slot, one by one, a large
+// vector of its own, and a HOLD wheel many times the memory per alarm
+// (PQ16).
 
 const frontBit = 1 << 31
 
@@ -111,13 +111,13 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 // than compactRatio entries per element, so when tombstones outnumber its
 // elements compactRatio-1 to one. A compaction writes the position of every
 // element it keeps into the element's record, a cache miss each in a large
-// wheel; waiting for three tombstones per element instead of one made those
-// writes a third as many (TIMEOUT: compaction 9.5% of the profile -> 2.5%).
+// wheel; waiting for three tombstones per element instead of one makes
+// those writes a third as many (TIMEOUT removes most of what it adds).
 // The price is memory in slots that see removals: after a put, a slot holds
 // at most 3 tombstones per element instead of 1 (12 bytes instead of 4), and
 // its vector keeps that capacity. Removals alone never compact, under either
 // rule: a slot emptied by removals but for one element keeps every tombstone
-// until its next put (docs/performance.md, phase 4).
+// until its next put.
 const compactRatio = 4
 
 // frontStart is the capacity a slot's front vector starts with when a
@@ -139,8 +139,7 @@ const vecBase = 8
 // dozen elements in each turn of the wheel (HOLD at 1e4 alarms: about 10
 // per level-0 slot near the minimum, some put ahead by cascades) would
 // otherwise take two or three vectors from the spares and give them back
-// in every turn: HOLD 1e4 took 5 to 7% longer that way (docs/performance.md,
-// phase 6). What a slot keeps, at most 256 bytes, is allocated once per
+// in every turn. What a slot keeps, at most 256 bytes, is allocated once per
 // slot; the vectors that a few slots at a time need, the large ones, move.
 const (
 	keepBack  = 32

@@ -302,8 +302,8 @@ func (q *Queue[T]) rsplit(b int, m int64) {
 		}
 		nb := bits.Len64(uint64(e.key ^ m)) // below b: no bucket to add
 		bk := &bs[nb]
-		// rpos(nb, len(bk.e)), spelled out: through the call this loop
-		// measured 10% slower at HOLD-EXACT N <= 1e3.
+		// rpos(nb, len(bk.e)), spelled out: it saves a call per element
+		// in this loop, which small mode runs on every split.
 		recs[e.idx].Next = uint32(nb)<<posBits | uint32(len(bk.e))
 		bk.e = append(bk.e, e)
 		bk.live++
@@ -351,8 +351,7 @@ func (q *Queue[T]) rtake0() int {
 // due buffer, and makes m the base: what rsplit(b, m) and rtake0 would do,
 // without moving the element to bucket 0 first. The buckets above b keep
 // their elements (rsplit's reasoning). Where few keys are spread wide the
-// lowest bucket often holds one element: at about every other advance of
-// HOLD-EXACT with 100 alarms (docs/performance.md, phase 10).
+// lowest bucket often holds one element (HOLD-EXACT at small sizes).
 func (q *Queue[T]) rtakeLone(b int, m int64) int {
 	r := &q.rad
 	bk := &r.b[b]

@@ -132,11 +132,10 @@ func ClockNewReps(n int) int {
 // in a row at size n: enough for 2e5 timers (2000 clocks at n = 100, 200 at
 // 1e3, 20 at 1e4, 2 at 1e5). A repetition then allocates tens of MB, many
 // times the runtime's 4 MB minimum heap goal, so every clock pays for its
-// allocation in collections in proportion. With 2e4 timers a repetition
-// allocated about 3.6 MB at 1e3 and 1e4: just under the first collection
-// for simclock, so that a change adding 2% to a clock's allocation added a
-// collection to every repetition and 25 ns to every timer, while at n = 100
-// (5.6 MB) the collections were always in (docs/performance.md, phase 9).
+// allocation in collections in proportion. A repetition that allocates
+// about the heap goal or less would instead measure where the first
+// collection falls: a small change to a clock's allocation could then add a
+// collection to every repetition and a large step to the cost per timer.
 func ClockNewClocks(n int) int { return max(200_000/max(n, 1), 1) }
 
 // ClockNew runs CLOCK-NEW at size n (seed n): on a new clock from newC,
