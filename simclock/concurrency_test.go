@@ -139,6 +139,10 @@ func TestResetRacingAdvance(t *testing.T) {
 	<-readerDone
 	tm.Stop()
 	f.Stop()
+	// A Reset to d <= 0 runs f at once on a goroutine of its own (kick); as
+	// with time.AfterFunc, Stop does not wait for an f already running.
+	// Advances are serialized, so this one waits for such a run to end.
+	c.Advance(0)
 	before := calls.Load()
 	c.Advance(time.Hour)
 	select {
