@@ -2,7 +2,6 @@ package simclock
 
 import (
 	"github.com/gotimingwheel/timingwheel/internal/checked"
-	"github.com/gotimingwheel/timingwheel/invariant"
 )
 
 // checkSched is checked mode's schedule of a clock's whole checks. Without
@@ -35,46 +34,21 @@ func (c *Clock) checkCall() error {
 		return c.invariant()
 	}
 	if len(c.early) <= earlyWalkMax {
-		for i := 1; i < len(c.early); i++ {
-			p := (i - 1) / 2
-			if c.early.less(i, p) {
-				e, q := c.early[i], c.early[p]
-				return invariant.Errorf("SC1", "early entry %d (at %d, seq %d) comes before its parent %d (at %d, seq %d)",
-					i, e.at, e.seq, p, q.at, q.seq)
-			}
+		if err := c.checkSC1(); err != nil {
+			return err
 		}
-		if i := c.liveAfterWnow(); !c.tiny && i >= 0 {
-			return invariant.Errorf("SC2", "live early entry %d at %d, after wnow %d, outside tiny mode", i, c.early[i].at, c.wnow)
+		if err := c.checkSC2Live(); err != nil {
+			return err
 		}
 	}
-	wheelLen := 0
-	if c.w != nil {
-		wheelLen = c.w.q.Len()
-		if lo, _, ok := c.w.q.MinKeyTimes(); ok && lo <= c.wnow {
-			return invariant.Errorf("SC2", "the wheel holds a timer at %d, not after wnow %d", lo, c.wnow)
-		}
+	if _, err := c.checkSC2Wheel(); err != nil {
+		return err
 	}
-	switch {
-	case c.w == nil && !c.tinyOK:
-		return invariant.Errorf("SC2", "no wheel on a clock whose wheel would not reach every time")
-	case c.tiny && wheelLen > 0:
-		return invariant.Errorf("SC2", "tiny mode with %d alarms in the wheel", wheelLen)
-	case c.tiny && !c.tinyOK:
-		return invariant.Errorf("SC2", "tiny mode on a wheel whose reach is not the whole range")
-	case c.tiny && len(c.early) > tinyMax:
-		return invariant.Errorf("SC2", "tiny mode with %d early entries, more than tinyMax = %d", len(c.early), tinyMax)
-	}
-	if c.now > c.wnow {
-		return invariant.Errorf("SC3", "now %d is past the wheel's clock wnow %d", c.now, c.wnow)
+	if err := c.checkSC3(); err != nil {
+		return err
 	}
 	if c.w == nil {
 		return nil
-	}
-	switch {
-	case c.w.now > c.wnow+1:
-		return invariant.Errorf("SC3", "the wheel's clock %d is past wnow+1 = %d", c.w.now, c.wnow+1)
-	case !c.tiny && c.w.now < c.wnow:
-		return invariant.Errorf("SC3", "the wheel's clock %d lags wnow %d outside tiny mode", c.w.now, c.wnow)
 	}
 	return c.w.checkCall()
 }

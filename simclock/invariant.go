@@ -29,6 +29,30 @@ func (c *Clock) invariant() error {
 	if c.collect == nil {
 		return nil // the zero Clock before its first use
 	}
+	if err := c.checkSC1(); err != nil {
+		return err
+	}
+	wheelLen, err := c.checkSC2Wheel()
+	if err != nil {
+		return err
+	}
+	if err := c.checkSC2Live(); err != nil {
+		return err
+	}
+	if err := c.checkSC4(wheelLen); err != nil {
+		return err
+	}
+	if err := c.checkSC3(); err != nil {
+		return err
+	}
+	if c.w == nil {
+		return nil
+	}
+	return c.w.invariant()
+}
+
+// checkSC1: no early entry comes before its parent by (at, seq).
+func (c *Clock) checkSC1() error {
 	for i := 1; i < len(c.early); i++ {
 		p := (i - 1) / 2
 		if c.early.less(i, p) {
@@ -37,29 +61,44 @@ func (c *Clock) invariant() error {
 				i, e.at, e.seq, p, q.at, q.seq)
 		}
 	}
+	return nil
+}
+
+// checkSC2Wheel checks SC2's clauses on the wheel and on tiny mode, which
+// cost O(1), and returns the number of timers in the wheel.
+func (c *Clock) checkSC2Wheel() (int, error) {
 	wheelLen := 0 // no wheel made yet: nothing in it
 	if c.w != nil {
 		wheelLen = c.w.q.Len()
 		if lo, _, ok := c.w.q.MinKeyTimes(); ok && lo <= c.wnow {
-			return invariant.Errorf("SC2", "the wheel holds a timer at %d, not after wnow %d", lo, c.wnow)
+			return 0, invariant.Errorf("SC2", "the wheel holds a timer at %d, not after wnow %d", lo, c.wnow)
 		}
 	}
 	switch {
 	case c.w == nil && !c.tinyOK:
-		return invariant.Errorf("SC2", "no wheel on a clock whose wheel would not reach every time")
+		return 0, invariant.Errorf("SC2", "no wheel on a clock whose wheel would not reach every time")
 	case c.tiny && wheelLen > 0:
-		return invariant.Errorf("SC2", "tiny mode with %d alarms in the wheel", wheelLen)
+		return 0, invariant.Errorf("SC2", "tiny mode with %d alarms in the wheel", wheelLen)
 	case c.tiny && !c.tinyOK:
-		return invariant.Errorf("SC2", "tiny mode on a wheel whose reach is not the whole range")
+		return 0, invariant.Errorf("SC2", "tiny mode on a wheel whose reach is not the whole range")
 	case c.tiny && len(c.early) > tinyMax:
-		return invariant.Errorf("SC2", "tiny mode with %d early entries, more than tinyMax = %d", len(c.early), tinyMax)
+		return 0, invariant.Errorf("SC2", "tiny mode with %d early entries, more than tinyMax = %d", len(c.early), tinyMax)
 	}
+	return wheelLen, nil
+}
+
+// checkSC2Live checks SC2's clause on the early heap: a live entry after
+// wnow only in tiny mode.
+func (c *Clock) checkSC2Live() error {
 	if i := c.liveAfterWnow(); !c.tiny && i >= 0 {
 		return invariant.Errorf("SC2", "live early entry %d at %d, after wnow %d, outside tiny mode", i, c.early[i].at, c.wnow)
 	}
-	if err := c.checkSC4(wheelLen); err != nil {
-		return err
-	}
+	return nil
+}
+
+// checkSC3: now <= wnow, and the wheel's clock is wnow or wnow+1, or, in
+// tiny mode, at most wnow+1.
+func (c *Clock) checkSC3() error {
 	if c.now > c.wnow {
 		return invariant.Errorf("SC3", "now %d is past the wheel's clock wnow %d", c.now, c.wnow)
 	}
@@ -72,7 +111,7 @@ func (c *Clock) invariant() error {
 	case !c.tiny && c.w.now < c.wnow:
 		return invariant.Errorf("SC3", "the wheel's clock %d lags wnow %d outside tiny mode", c.w.now, c.wnow)
 	}
-	return c.w.invariant()
+	return nil
 }
 
 // check runs the invariants in checked mode (-tags twcheck); c.mu is held.

@@ -15,6 +15,15 @@ import (
 // TWCHECK=full in the environment), and checks what each call touched in
 // between. Cost: O(slots + alarms).
 func (w *Wheel[T]) Invariant() error {
+	if err := w.checkClock(); err != nil {
+		return err
+	}
+	return w.q.Invariant()
+}
+
+// checkClock checks the wheel's own invariants, which cost O(levels): CF*
+// (the config), then TW1, TW2 and TW3.
+func (w *Wheel[T]) checkClock() error {
 	if err := w.cfg.Invariant(); err != nil {
 		return err
 	}
@@ -27,7 +36,7 @@ func (w *Wheel[T]) Invariant() error {
 	if err := w.checkTW3(); err != nil {
 		return err
 	}
-	return w.q.Invariant()
+	return nil
 }
 
 // checkTW1: the clock is in range and never before the start:
@@ -69,16 +78,7 @@ func (w *Wheel[T]) checkTW3() error {
 // wheel's own invariants (CF*, TW1-TW3) cost O(levels): they run after
 // every call.
 func (w *Wheel[T]) checkCall() error {
-	if err := w.cfg.Invariant(); err != nil {
-		return err
-	}
-	if err := w.checkTW1(); err != nil {
-		return err
-	}
-	if err := w.checkTW2(); err != nil {
-		return err
-	}
-	if err := w.checkTW3(); err != nil {
+	if err := w.checkClock(); err != nil {
 		return err
 	}
 	return w.q.CheckCall()
