@@ -124,13 +124,7 @@ func (q *Queue[T]) CheckCost() int {
 // the cached minimum (PQ8) when finding the minimum walks only short slots;
 // the records in use (PQ11).
 func (q *Queue[T]) checkLocal(entries, slots []chkRef, buckets uint64) error {
-	if err := q.checkPQ1(); err != nil {
-		return err
-	}
-	if err := q.checkPQ2(); err != nil {
-		return err
-	}
-	if err := q.checkPQ9(); err != nil {
+	if err := q.checkGeometry(); err != nil {
 		return err
 	}
 	if err := q.checkPQ14(); err != nil {

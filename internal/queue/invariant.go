@@ -21,13 +21,7 @@ import (
 // queue's counts (PQ6); the cached minimum (PQ8); the pool (AP*); the records
 // in use (PQ11). Cost: O(slots + capacity), one pass over the records.
 func (q *Queue[T]) Invariant() error {
-	if err := q.checkPQ1(); err != nil {
-		return err
-	}
-	if err := q.checkPQ2(); err != nil {
-		return err
-	}
-	if err := q.checkPQ9(); err != nil {
+	if err := q.checkGeometry(); err != nil {
 		return err
 	}
 	onLevels, levelMin, err := q.walkLevels()
@@ -151,6 +145,22 @@ func (q *Queue[T]) checkEntry(l, s int, i, pos uint32) (key int64, err error) {
 		return 0, err
 	}
 	return key, checkPQ12(i, r.Time)
+}
+
+// checkGeometry checks the levels' geometry, which costs O(levels): PQ1,
+// PQ2 and PQ9, in that order. Invariant and the local checks both start
+// with it.
+func (q *Queue[T]) checkGeometry() error {
+	if err := q.checkPQ1(); err != nil {
+		return err
+	}
+	if err := q.checkPQ2(); err != nil {
+		return err
+	}
+	if err := q.checkPQ9(); err != nil {
+		return err
+	}
+	return nil
 }
 
 // checkPQ1: each level's geometry is the original's: shift_i = s_i, 2^b_i
