@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gotimingwheel/timingwheel/config"
+	"github.com/gotimingwheel/timingwheel/internal/invtest"
 	"github.com/gotimingwheel/timingwheel/invariant"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
@@ -379,7 +380,7 @@ func TestConfigString(t *testing.T) {
 }
 
 func TestZeroConfigInvalid(t *testing.T) {
-	invariant.Expect(t, config.Config{}.Invariant(), "CF2")
+	invtest.Expect(t, config.Config{}.Invariant(), "CF2")
 }
 
 // PrecisionFor is the largest power of two nanoseconds <= d, capped at

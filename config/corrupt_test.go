@@ -3,7 +3,7 @@ package config
 import (
 	"testing"
 
-	"github.com/gotimingwheel/timingwheel/invariant"
+	"github.com/gotimingwheel/timingwheel/internal/invtest"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
 
@@ -26,7 +26,7 @@ func TestInvariantCorruption(t *testing.T) {
 		{"CF4", Config{precision: 10, levelBits: one, capacity: -1}},
 	}
 	for _, tc := range tests {
-		invariant.Expect(t, tc.c.Invariant(), tc.id)
+		invtest.Expect(t, tc.c.Invariant(), tc.id)
 	}
 	// The valid neighbours pass: exactly 62 - A bits, capacity 0.
 	for _, c := range []Config{

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"testing"
 
 	"github.com/gotimingwheel/timingwheel/invariant"
@@ -40,44 +39,6 @@ func TestIDOf(t *testing.T) {
 	for _, tc := range tests {
 		if got := invariant.IDOf(tc.err); got != tc.want {
 			t.Errorf("IDOf(%v) = %q, want %q", tc.err, got, tc.want)
-		}
-	}
-}
-
-// fakeTB records what Expect reports instead of failing the real test.
-type fakeTB struct {
-	failed bool
-	msg    string
-}
-
-func (f *fakeTB) Helper() {}
-func (f *fakeTB) Fatalf(format string, args ...any) {
-	f.failed = true
-	f.msg = fmt.Sprintf(format, args...)
-}
-
-func TestExpect(t *testing.T) {
-	tests := []struct {
-		name     string
-		err      error
-		id       string
-		wantFail bool
-	}{
-		{"nil error: corruption not detected", nil, "PQ1", true},
-		{"wrong ID", invariant.Errorf("PQ2", "d"), "PQ1", true},
-		{"not a violation", io.EOF, "PQ1", true},
-		{"right ID", invariant.Errorf("PQ1", "d"), "PQ1", false},
-		{"right ID, wrapped", fmt.Errorf("wheel: %w", invariant.Errorf("TW4", "d")), "TW4", false},
-		{"ID prefix is not the ID", invariant.Errorf("PQ10", "d"), "PQ1", true},
-	}
-	for _, tc := range tests {
-		f := &fakeTB{}
-		invariant.Expect(f, tc.err, tc.id)
-		if f.failed != tc.wantFail {
-			t.Errorf("%s: Expect failed = %v (%q), want %v", tc.name, f.failed, f.msg, tc.wantFail)
-		}
-		if f.failed && !strings.Contains(f.msg, tc.id) {
-			t.Errorf("%s: message %q does not name %s", tc.name, f.msg, tc.id)
 		}
 	}
 }

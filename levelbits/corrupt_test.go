@@ -3,7 +3,7 @@ package levelbits
 import (
 	"testing"
 
-	"github.com/gotimingwheel/timingwheel/invariant"
+	"github.com/gotimingwheel/timingwheel/internal/invtest"
 )
 
 // Each test builds a LevelBits that New would refuse, bypassing New, and
@@ -23,7 +23,7 @@ func TestInvariantCorruption(t *testing.T) {
 		{"LB3", []int{31, 32}},
 	}
 	for _, tc := range tests {
-		invariant.Expect(t, LevelBits{bits: tc.bits}.Invariant(), tc.id)
+		invtest.Expect(t, LevelBits{bits: tc.bits}.Invariant(), tc.id)
 	}
 	// And the valid neighbours of those corruptions pass.
 	for _, bits := range [][]int{{1}, {5, 1, 5}, {11, 10, 10, 10, 10, 10, 1}, {31, 31}, {62}} {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gotimingwheel/timingwheel/invariant"
+	"github.com/gotimingwheel/timingwheel/internal/invtest"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
 
@@ -242,7 +242,7 @@ func TestTrim(t *testing.T) {
 		if got.Len() != 0 {
 			t.Errorf("Trim(%d) = %v, want no levels", max, got)
 		}
-		invariant.Expect(t, got.Invariant(), "LB1")
+		invtest.Expect(t, got.Invariant(), "LB1")
 	}
 }
 
@@ -265,5 +265,5 @@ func TestZeroValue(t *testing.T) {
 	if z.String() != "[]" || z.NumBits() != 0 || z.Len() != 0 || len(z.Bits()) != 0 {
 		t.Fatalf("zero LevelBits: %q, NumBits %d, Len %d", z.String(), z.NumBits(), z.Len())
 	}
-	invariant.Expect(t, z.Invariant(), "LB1")
+	invtest.Expect(t, z.Invariant(), "LB1")
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/gotimingwheel/timingwheel/invariant"
+	"github.com/gotimingwheel/timingwheel/internal/invtest"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
 
@@ -33,11 +33,11 @@ func TestWheelSW1(t *testing.T) {
 		// The key clause alone: now moves to the next interval.
 		w := *c.w
 		w.now += 1 << w.shift
-		invariant.Expect(t, w.invariant(), "SW1")
+		invtest.Expect(t, w.invariant(), "SW1")
 		// The shift clause alone: at now = 0 every shift gives key 0.
 		w = *New(time.Unix(0, 0), opts...).wheelOf()
 		w.shift++
-		invariant.Expect(t, w.invariant(), "SW1")
+		invtest.Expect(t, w.invariant(), "SW1")
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gotimingwheel/timingwheel/config"
-	"github.com/gotimingwheel/timingwheel/invariant"
+	"github.com/gotimingwheel/timingwheel/internal/invtest"
 )
 
 func corruptible(t *testing.T) *Wheel[int] {
@@ -53,6 +53,6 @@ func TestWheelInvariantCorruption(t *testing.T) {
 	for _, tc := range tests {
 		w := corruptible(t)
 		tc.corrupt(w)
-		invariant.Expect(t, w.Invariant(), tc.id)
+		invtest.Expect(t, w.Invariant(), tc.id)
 	}
 }

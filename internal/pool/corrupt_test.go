@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/gotimingwheel/timingwheel/invariant"
+	"github.com/gotimingwheel/timingwheel/internal/invtest"
 )
 
 // newFixture returns a valid pool with records 1..5, of which 2 and 4 are
@@ -44,12 +44,12 @@ func TestCorruptAP1(t *testing.T) {
 	t.Run("sentinel not free", func(t *testing.T) {
 		p := newFixture(t)
 		p.recs[0].SetState(1)
-		invariant.Expect(t, p.Invariant(), "AP1")
+		invtest.Expect(t, p.Invariant(), "AP1")
 	})
 	t.Run("sentinel missing", func(t *testing.T) {
 		p := newFixture(t)
 		p.recs = p.recs[:0]
-		invariant.Expect(t, p.Invariant(), "AP1")
+		invtest.Expect(t, p.Invariant(), "AP1")
 	})
 }
 
@@ -57,47 +57,47 @@ func TestCorruptAP2(t *testing.T) {
 	t.Run("live record on the free stack", func(t *testing.T) {
 		p := newFixture(t)
 		p.free[0] = 3 // 3 is live
-		invariant.Expect(t, p.Invariant(), "AP2")
+		invtest.Expect(t, p.Invariant(), "AP2")
 	})
 	t.Run("record twice", func(t *testing.T) {
 		p := newFixture(t)
 		p.free[0] = 4
-		invariant.Expect(t, p.Invariant(), "AP2")
+		invtest.Expect(t, p.Invariant(), "AP2")
 	})
 	t.Run("index beyond the records", func(t *testing.T) {
 		p := newFixture(t)
 		p.free[0] = 99
-		invariant.Expect(t, p.Invariant(), "AP2")
+		invtest.Expect(t, p.Invariant(), "AP2")
 	})
 	t.Run("the sentinel", func(t *testing.T) {
 		p := newFixture(t)
 		p.free[0] = 0
-		invariant.Expect(t, p.Invariant(), "AP2")
+		invtest.Expect(t, p.Invariant(), "AP2")
 	})
 	t.Run("index one past the records", func(t *testing.T) {
 		p := newFixture(t)
 		p.free[0] = uint32(len(p.recs))
-		invariant.Expect(t, p.Invariant(), "AP2")
+		invtest.Expect(t, p.Invariant(), "AP2")
 	})
 	t.Run("live record on the free list", func(t *testing.T) {
 		p, live := newListFixture(t)
 		p.recs[p.list].Next = live
-		invariant.Expect(t, p.Invariant(), "AP2")
+		invtest.Expect(t, p.Invariant(), "AP2")
 	})
 	t.Run("free list cycle", func(t *testing.T) {
 		p, _ := newListFixture(t)
 		p.recs[p.recs[p.list].Next].Next = p.list
-		invariant.Expect(t, p.Invariant(), "AP2")
+		invtest.Expect(t, p.Invariant(), "AP2")
 	})
 	t.Run("free list beyond the records", func(t *testing.T) {
 		p, _ := newListFixture(t)
 		p.recs[p.list].Next = uint32(len(p.recs))
-		invariant.Expect(t, p.Invariant(), "AP2")
+		invtest.Expect(t, p.Invariant(), "AP2")
 	})
 	t.Run("record on the stack and the list", func(t *testing.T) {
 		p, _ := newListFixture(t)
 		p.recs[p.list].Next = p.free[0]
-		invariant.Expect(t, p.Invariant(), "AP2")
+		invtest.Expect(t, p.Invariant(), "AP2")
 	})
 }
 
@@ -133,14 +133,14 @@ func TestCorruptAP9(t *testing.T) {
 		free := make([]uint32, len(p.free), p.stackMax()+1) // room beyond the bound
 		copy(free, p.free)
 		p.free = free
-		invariant.Expect(t, p.Invariant(), "AP9")
+		invtest.Expect(t, p.Invariant(), "AP9")
 	})
 	t.Run("above the records of a small pool", func(t *testing.T) {
 		p := newFixture(t) // 6 records, far below stackMin
 		free := make([]uint32, len(p.free), cap(p.recs)+1)
 		copy(free, p.free)
 		p.free = free
-		invariant.Expect(t, p.Invariant(), "AP9")
+		invtest.Expect(t, p.Invariant(), "AP9")
 	})
 }
 
@@ -148,7 +148,7 @@ func TestCorruptAP3(t *testing.T) {
 	t.Run("live count", func(t *testing.T) {
 		p := newFixture(t)
 		p.live++
-		invariant.Expect(t, p.Invariant(), "AP3")
+		invtest.Expect(t, p.Invariant(), "AP3")
 	})
 }
 
@@ -156,19 +156,19 @@ func TestCorruptAP7(t *testing.T) {
 	t.Run("free record off the stack, not retired", func(t *testing.T) {
 		p := newFixture(t)
 		p.free = p.free[1:] // record 2 is free but off the stack, at generation 1
-		invariant.Expect(t, p.Invariant(), "AP7")
+		invtest.Expect(t, p.Invariant(), "AP7")
 	})
 	t.Run("retired count", func(t *testing.T) {
 		p := newFixture(t)
 		p.retired++
-		invariant.Expect(t, p.Invariant(), "AP7")
+		invtest.Expect(t, p.Invariant(), "AP7")
 	})
 }
 
 func TestCorruptAP4(t *testing.T) {
 	p := newFixture(t)
 	p.owner = 0
-	invariant.Expect(t, p.Invariant(), "AP4")
+	invtest.Expect(t, p.Invariant(), "AP4")
 }
 
 // newShrunk returns a valid pool in which Shrink moved record 5 to index 2,
@@ -199,13 +199,13 @@ func TestCorruptAP5(t *testing.T) {
 	t.Run("reverse entry missing", func(t *testing.T) {
 		p, _ := newShrunk(t)
 		clear(p.rev)
-		invariant.Expect(t, p.Invariant(), "AP5")
+		invtest.Expect(t, p.Invariant(), "AP5")
 	})
 	t.Run("maps disagree", func(t *testing.T) {
 		p, h := newShrunk(t)
 		j := p.fwd[origin{h.index, h.gen}]
 		p.rev[j] = origin{h.index, h.gen + 1}
-		invariant.Expect(t, p.Invariant(), "AP5")
+		invtest.Expect(t, p.Invariant(), "AP5")
 	})
 	t.Run("forwarding to a free record", func(t *testing.T) {
 		p, h := newShrunk(t)
@@ -215,7 +215,7 @@ func TestCorruptAP5(t *testing.T) {
 		p.recs[j].SetState(StateFree)
 		p.free = append(p.free, j)
 		p.live--
-		invariant.Expect(t, p.Invariant(), "AP5")
+		invtest.Expect(t, p.Invariant(), "AP5")
 	})
 }
 
@@ -242,12 +242,12 @@ func TestCorruptAP6(t *testing.T) {
 			t.Fatalf("fixture: record 1 came from %v (moved: %v), want a live index", o, ok)
 		}
 		p.recs[o.index].setGen(o.gen)
-		invariant.Expect(t, p.Invariant(), "AP6")
+		invtest.Expect(t, p.Invariant(), "AP6")
 	})
 }
 
 func TestCorruptAP8(t *testing.T) {
 	p := newFixture(t)
 	p.nextGen = wornGen + 1 // as if Shrink had cut a worn record
-	invariant.Expect(t, p.Invariant(), "AP8")
+	invtest.Expect(t, p.Invariant(), "AP8")
 }

@@ -13,8 +13,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gotimingwheel/timingwheel/internal/invtest"
 	"github.com/gotimingwheel/timingwheel/internal/pool"
-	"github.com/gotimingwheel/timingwheel/invariant"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
 
@@ -180,7 +180,7 @@ func TestLocalChecksCatchLevelCorruption(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			q, h, big := localQueue(t)
 			entries, slots := c.corrupt(q, h, big)
-			invariant.Expect(t, local(q, entries, slots, 0), c.want)
+			invtest.Expect(t, local(q, entries, slots, 0), c.want)
 			// The whole check finds it too (perhaps first as another ID).
 			if q.Invariant() == nil {
 				t.Error("Invariant() finds nothing")
@@ -198,17 +198,17 @@ func TestLocalChecksOnlyTouched(t *testing.T) {
 	if err := local(q, []chkRef{e}, []chkRef{s}, 0); err != nil {
 		t.Fatalf("the local checks of slot 0 of level 0 report %v", err)
 	}
-	invariant.Expect(t, q.Invariant(), "PQ6")
+	invtest.Expect(t, q.Invariant(), "PQ6")
 }
 
 func TestLocalChecksCatchDueCorruption(t *testing.T) {
 	f := newFixture(t)
 	f.rec("k2").Time = 50 // above MinAllowedKey 3
-	invariant.Expect(t, local(f.q, nil, nil, 0), "PQ10")
+	invtest.Expect(t, local(f.q, nil, nil, 0), "PQ10")
 	f = newFixture(t)
 	f.q.dueLen++
 	f.q.length++
-	invariant.Expect(t, local(f.q, nil, nil, 0), "PQ6")
+	invtest.Expect(t, local(f.q, nil, nil, 0), "PQ6")
 }
 
 // smallQueue returns a valid queue in small mode with level bits [11 10]:
@@ -300,7 +300,7 @@ func TestLocalChecksCatchSmallModeCorruption(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			q, h, big := smallQueue(t)
 			ref := c.corrupt(q, h, big)
-			invariant.Expect(t, local(q, []chkRef{ref}, nil, 1<<ref.s), c.want)
+			invtest.Expect(t, local(q, []chkRef{ref}, nil, 1<<ref.s), c.want)
 			if q.Invariant() == nil {
 				t.Error("Invariant() finds nothing")
 			}

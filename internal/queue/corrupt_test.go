@@ -7,8 +7,8 @@ package queue
 import (
 	"testing"
 
+	"github.com/gotimingwheel/timingwheel/internal/invtest"
 	"github.com/gotimingwheel/timingwheel/internal/pool"
-	"github.com/gotimingwheel/timingwheel/invariant"
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
 
@@ -117,32 +117,32 @@ func TestCorruptPQ1(t *testing.T) {
 	t.Run("reach not the top level's max", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.reach--
-		invariant.Expect(t, f.q.Invariant(), "PQ1")
+		invtest.Expect(t, f.q.Invariant(), "PQ1")
 	})
 	t.Run("min off alignment", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.levels[1].minKey = 5 // level 1's slots are 4 keys wide
-		invariant.Expect(t, f.q.Invariant(), "PQ1")
+		invtest.Expect(t, f.q.Invariant(), "PQ1")
 	})
 	t.Run("max not min+span", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.levels[2].maxKey--
-		invariant.Expect(t, f.q.Invariant(), "PQ1")
+		invtest.Expect(t, f.q.Invariant(), "PQ1")
 	})
 	t.Run("shift", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.levels[1].shift = 3
-		invariant.Expect(t, f.q.Invariant(), "PQ1")
+		invtest.Expect(t, f.q.Invariant(), "PQ1")
 	})
 	t.Run("span", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.levels[0].span = 4
-		invariant.Expect(t, f.q.Invariant(), "PQ1")
+		invtest.Expect(t, f.q.Invariant(), "PQ1")
 	})
 	t.Run("slot count", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.levels[1].slots = f.q.levels[1].slots[:3]
-		invariant.Expect(t, f.q.Invariant(), "PQ1")
+		invtest.Expect(t, f.q.Invariant(), "PQ1")
 	})
 }
 
@@ -152,7 +152,7 @@ func TestCorruptPQ2(t *testing.T) {
 	// but leaves a gap after level 0's [3, 6]: keys 7 and 8 would have no level.
 	lv := &f.q.levels[1]
 	lv.minKey, lv.maxKey = 8, 8+lv.span
-	invariant.Expect(t, f.q.Invariant(), "PQ2")
+	invtest.Expect(t, f.q.Invariant(), "PQ2")
 }
 
 func TestCorruptPQ3(t *testing.T) {
@@ -161,12 +161,12 @@ func TestCorruptPQ3(t *testing.T) {
 		// Key 21 maps to level 1's slot 1, where key 5 sits, so only the range
 		// (level 1 ends at 19) is wrong, not the slot.
 		f.rec("k5").Time = 21
-		invariant.Expect(t, f.q.Invariant(), "PQ3")
+		invtest.Expect(t, f.q.Invariant(), "PQ3")
 	})
 	t.Run("state names another level", func(t *testing.T) {
 		f := newFixture(t)
 		f.rec("k30").SetState(2)
-		invariant.Expect(t, f.q.Invariant(), "PQ3")
+		invtest.Expect(t, f.q.Invariant(), "PQ3")
 	})
 }
 
@@ -176,7 +176,7 @@ func TestCorruptPQ4(t *testing.T) {
 	i := f.idx("k5") // level 1, slot (5>>2)&3 = 1
 	q.del(1, 1, i)
 	q.put(1, 2, i, 5, false) // slot 2 covers keys 8-11; counts, bits and positions stay consistent
-	invariant.Expect(t, q.Invariant(), "PQ4")
+	invtest.Expect(t, q.Invariant(), "PQ4")
 }
 
 func TestCorruptPQ5(t *testing.T) {
@@ -185,12 +185,12 @@ func TestCorruptPQ5(t *testing.T) {
 	t.Run("position", func(t *testing.T) {
 		f := newFixture(t)
 		f.rec("k13").Next++
-		invariant.Expect(t, f.q.Invariant(), "PQ5")
+		invtest.Expect(t, f.q.Invariant(), "PQ5")
 	})
 	t.Run("front bit", func(t *testing.T) {
 		f := newFixture(t)
 		f.rec("k70").Next ^= frontBit
-		invariant.Expect(t, f.q.Invariant(), "PQ5")
+		invtest.Expect(t, f.q.Invariant(), "PQ5")
 	})
 	t.Run("index beyond the pool", func(t *testing.T) {
 		f := newFixture(t)
@@ -198,7 +198,7 @@ func TestCorruptPQ5(t *testing.T) {
 		s := lv.slot(70)
 		v := &lv.slots[s]
 		v.back[f.rec("k70").Next] = uint32(f.q.pool.Len() + 5)
-		invariant.Expect(t, f.q.Invariant(), "PQ5")
+		invtest.Expect(t, f.q.Invariant(), "PQ5")
 	})
 }
 
@@ -206,22 +206,22 @@ func TestCorruptPQ6(t *testing.T) {
 	t.Run("level length", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.levels[1].length++
-		invariant.Expect(t, f.q.Invariant(), "PQ6")
+		invtest.Expect(t, f.q.Invariant(), "PQ6")
 	})
 	t.Run("slot count", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.levels[2].slots[f.q.levels[2].slot(30)].count++
-		invariant.Expect(t, f.q.Invariant(), "PQ6")
+		invtest.Expect(t, f.q.Invariant(), "PQ6")
 	})
 	t.Run("due count", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.dueLen--
-		invariant.Expect(t, f.q.Invariant(), "PQ6")
+		invtest.Expect(t, f.q.Invariant(), "PQ6")
 	})
 	t.Run("queue length", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.length++
-		invariant.Expect(t, f.q.Invariant(), "PQ6")
+		invtest.Expect(t, f.q.Invariant(), "PQ6")
 	})
 }
 
@@ -229,12 +229,12 @@ func TestCorruptPQ7(t *testing.T) {
 	t.Run("bit set on an empty slot", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.levels[1].occupied.set(2) // slot 2 of level 1 (keys 8-11) is empty
-		invariant.Expect(t, f.q.Invariant(), "PQ7")
+		invtest.Expect(t, f.q.Invariant(), "PQ7")
 	})
 	t.Run("bit clear on a full slot", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.levels[2].occupied.unset(f.q.levels[2].slot(70))
-		invariant.Expect(t, f.q.Invariant(), "PQ7")
+		invtest.Expect(t, f.q.Invariant(), "PQ7")
 	})
 	t.Run("bit set on a level never used", func(t *testing.T) {
 		lb, _ := levelbits.New(2, 2)
@@ -247,7 +247,7 @@ func TestCorruptPQ7(t *testing.T) {
 		}
 		q.levels[1].occupied = newBitmap(4) // a bitmap without slots, with a bit set
 		q.levels[1].occupied.set(3)
-		invariant.Expect(t, q.Invariant(), "PQ7")
+		invtest.Expect(t, q.Invariant(), "PQ7")
 	})
 }
 
@@ -255,13 +255,13 @@ func TestCorruptPQ8(t *testing.T) {
 	t.Run("wrong cached min", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.minKey, f.q.minValid = 4, true // the smallest key on the levels is 3
-		invariant.Expect(t, f.q.Invariant(), "PQ8")
+		invtest.Expect(t, f.q.Invariant(), "PQ8")
 	})
 	t.Run("cached min on empty levels", func(t *testing.T) {
 		lb, _ := levelbits.New(2, 2, 2)
 		q := New[int](lb, 0)
 		q.minKey, q.minValid = 0, true
-		invariant.Expect(t, q.Invariant(), "PQ8")
+		invtest.Expect(t, q.Invariant(), "PQ8")
 	})
 }
 
@@ -269,17 +269,17 @@ func TestCorruptPQ9(t *testing.T) {
 	t.Run("target below level 0", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.minAllowed = 2 // level 0 starts at 3
-		invariant.Expect(t, f.q.Invariant(), "PQ9")
+		invtest.Expect(t, f.q.Invariant(), "PQ9")
 	})
 	t.Run("target above level 0", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.minAllowed = 4 // only small mode may leave the levels behind
-		invariant.Expect(t, f.q.Invariant(), "PQ9")
+		invtest.Expect(t, f.q.Invariant(), "PQ9")
 	})
 	t.Run("small mode: target below level 0", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.setMin(q.minAllowed + 1) // the geometry may lag, never lead
-		invariant.Expect(t, q.Invariant(), "PQ9")
+		invtest.Expect(t, q.Invariant(), "PQ9")
 	})
 }
 
@@ -287,26 +287,26 @@ func TestCorruptPQ10(t *testing.T) {
 	t.Run("due record's state", func(t *testing.T) {
 		f := newFixture(t)
 		f.rec("k2").SetState(2) // says level 1, but it is in the due list
-		invariant.Expect(t, f.q.Invariant(), "PQ10")
+		invtest.Expect(t, f.q.Invariant(), "PQ10")
 	})
 	t.Run("due keys out of order", func(t *testing.T) {
 		f := newFixture(t)
 		q := f.q
 		b := q.dueBuf[q.duePos:]
 		b[0], b[1] = b[1], b[0] // key 2 before key 1
-		invariant.Expect(t, q.Invariant(), "PQ10")
+		invtest.Expect(t, q.Invariant(), "PQ10")
 	})
 	t.Run("due key above MinAllowedKey", func(t *testing.T) {
 		f := newFixture(t)
 		r := f.rec("k2")
 		r.SetState(pool.StateDue)
 		r.Time = 4 // explicitly due, but key 4 > MinAllowedKey 3
-		invariant.Expect(t, f.q.Invariant(), "PQ10")
+		invtest.Expect(t, f.q.Invariant(), "PQ10")
 	})
 	t.Run("due position", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.duePos = len(f.q.dueBuf) + 1
-		invariant.Expect(t, f.q.Invariant(), "PQ10")
+		invtest.Expect(t, f.q.Invariant(), "PQ10")
 	})
 }
 
@@ -316,12 +316,12 @@ func TestCorruptPQ11(t *testing.T) {
 		// A record the pool counts as live but the queue does not hold: the
 		// pool itself stays consistent (AP1-AP9), only PQ11 sees the leak.
 		f.q.pool.Alloc(4, "leaked", 1)
-		invariant.Expect(t, f.q.Invariant(), "PQ11")
+		invtest.Expect(t, f.q.Invariant(), "PQ11")
 	})
 	t.Run("record freed while held", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.firing = append(f.q.firing, 99) // claims a running handler with no live record
-		invariant.Expect(t, f.q.Invariant(), "PQ11")
+		invtest.Expect(t, f.q.Invariant(), "PQ11")
 	})
 }
 
@@ -354,7 +354,7 @@ func TestCorruptPQ12(t *testing.T) {
 	q.del(1, q.levels[1].slot(5), i)
 	r.Time = 40 << shift // key 40: level 2 [16, 79], slot 2
 	q.put(2, q.levels[2].slot(40), i, 40, false)
-	invariant.Expect(t, q.Invariant(), "PQ12")
+	invtest.Expect(t, q.Invariant(), "PQ12")
 }
 
 // The pool's own invariants reach the queue's Invariant through PQ11's check.
@@ -362,7 +362,7 @@ func TestCorruptPoolThroughQueue(t *testing.T) {
 	t.Run("AP1", func(t *testing.T) {
 		f := newFixture(t)
 		f.q.pool.Rec(0).SetState(1)
-		invariant.Expect(t, f.q.Invariant(), "AP1")
+		invtest.Expect(t, f.q.Invariant(), "AP1")
 	})
 	t.Run("AP2", func(t *testing.T) {
 		f := newFixture(t)
@@ -371,7 +371,7 @@ func TestCorruptPoolThroughQueue(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.q.pool.Rec(i).SetState(3) // on the free stack, but says "level 2"
-		invariant.Expect(t, f.q.Invariant(), "AP2")
+		invtest.Expect(t, f.q.Invariant(), "AP2")
 	})
 	t.Run("AP7", func(t *testing.T) {
 		f := newFixture(t)
@@ -384,7 +384,7 @@ func TestCorruptPoolThroughQueue(t *testing.T) {
 		// too high as well, which AP3 would report; AP7 is checked first.)
 		var zero string
 		f.q.pool.Alloc(0, zero, pool.StateFree)
-		invariant.Expect(t, f.q.Invariant(), "AP7")
+		invtest.Expect(t, f.q.Invariant(), "AP7")
 	})
 }
 
@@ -393,7 +393,7 @@ func TestCorruptPQ13(t *testing.T) {
 	q := f.q
 	s := q.levels[1].slot(5)        // holds key 5 alone
 	q.levels[1].slots[s].minKey = 4 // a key no element of the slot has
-	invariant.Expect(t, q.Invariant(), "PQ13")
+	invtest.Expect(t, q.Invariant(), "PQ13")
 }
 
 // TestSlotMinAfterRemove: removing the smallest key of a higher-level slot
@@ -459,32 +459,32 @@ func TestCorruptPQ14(t *testing.T) {
 	t.Run("radix heap in use outside small mode", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.small = false
-		invariant.Expect(t, q.Invariant(), "PQ14")
+		invtest.Expect(t, q.Invariant(), "PQ14")
 	})
 	t.Run("levels in use in small mode", func(t *testing.T) {
 		f := newFixture(t) // elements on every level, an empty radix heap
 		f.q.small, f.q.smallCap, f.q.curCap, f.q.wideCap = true, 8, 8, 8
-		invariant.Expect(t, f.q.Invariant(), "PQ14")
+		invtest.Expect(t, f.q.Invariant(), "PQ14")
 	})
 	t.Run("over its cap", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.smallCap, q.curCap = 2, 2 // both caps consistent; 3 elements held
-		invariant.Expect(t, q.Invariant(), "PQ14")
+		invtest.Expect(t, q.Invariant(), "PQ14")
 	})
 	t.Run("small mode without a small cap", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.smallCap = 0
-		invariant.Expect(t, q.Invariant(), "PQ14")
+		invtest.Expect(t, q.Invariant(), "PQ14")
 	})
 	t.Run("cap beyond the wide cap", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.curCap = q.wideCap + 1
-		invariant.Expect(t, q.Invariant(), "PQ14")
+		invtest.Expect(t, q.Invariant(), "PQ14")
 	})
 	t.Run("cap below the small cap", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.curCap = q.smallCap - 1
-		invariant.Expect(t, q.Invariant(), "PQ14")
+		invtest.Expect(t, q.Invariant(), "PQ14")
 	})
 }
 
@@ -518,47 +518,47 @@ func TestCorruptPQ15(t *testing.T) {
 	t.Run("base above MinAllowedKey", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.rad.last = 1 // 5, 7 and 9 keep their buckets against base 1
-		invariant.Expect(t, q.Invariant(), "PQ15")
+		invtest.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("entry in the wrong bucket", func(t *testing.T) {
 		q := newSmallFixture(t)
 		move9(q, 9, 3)
-		invariant.Expect(t, q.Invariant(), "PQ15")
+		invtest.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("key not the record's", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.rad.b[3].e[1].key = 6 // key 7's entry: bucket 3 still, and 5 stays the minimum
-		invariant.Expect(t, q.Invariant(), "PQ15")
+		invtest.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("record not in state 1", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.rec(q.rad.b[3].e[0].idx).SetState(2)
-		invariant.Expect(t, q.Invariant(), "PQ15")
+		invtest.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("record's position wrong", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.rec(q.rad.b[3].e[1].idx).Next = rpos(3, 0)
-		invariant.Expect(t, q.Invariant(), "PQ15")
+		invtest.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("bad index", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.rad.b[3].e[0].idx = 1000
-		invariant.Expect(t, q.Invariant(), "PQ15")
+		invtest.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("bucket count wrong", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.rad.b[3].live++
-		invariant.Expect(t, q.Invariant(), "PQ15")
+		invtest.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("occupancy bit of an empty bucket", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.rad.occ |= 1 << 1 // bucket 1 exists and is empty
-		invariant.Expect(t, q.Invariant(), "PQ15")
+		invtest.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("occupancy bit of a missing bucket", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.rad.occ |= 1 << 10 // the buckets end at 4
-		invariant.Expect(t, q.Invariant(), "PQ15")
+		invtest.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("key above MaxAllowedKey", func(t *testing.T) {
 		q := newSmallFixture(t)
@@ -566,25 +566,25 @@ func TestCorruptPQ15(t *testing.T) {
 		// bucket that key belongs to: only the range is wrong.
 		k := q.MaxAllowedKey() + 1
 		q.rec(move9(q, k, q.rad.bucketOf(k))).Time = k
-		invariant.Expect(t, q.Invariant(), "PQ15")
+		invtest.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("empty bucket keeps entries", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.rad.b[4].e[0].idx = 0 // a tombstone left in place of the last element
 		q.rad.b[4].live, q.rad.n = 0, q.rad.n-1
 		q.rad.occ &^= 1 << 4
-		invariant.Expect(t, q.Invariant(), "PQ15")
+		invtest.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("total wrong", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.rad.n++
-		invariant.Expect(t, q.Invariant(), "PQ15")
+		invtest.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("key below MinAllowedKey", func(t *testing.T) {
 		q := newSmallFixture(t)
 		q.minAllowed = 6
 		q.setMin(6) // keep the geometry (PQ2, PQ9); key 5 is now below the minimum
-		invariant.Expect(t, q.Invariant(), "PQ15")
+		invtest.Expect(t, q.Invariant(), "PQ15")
 	})
 }
 
@@ -621,37 +621,37 @@ func TestCorruptPQ16(t *testing.T) {
 	t.Run("spare still a slot's vector", func(t *testing.T) {
 		q := newVectorFixture(t).q
 		q.spare = append(q.spare, [][]uint32{q.levels[2].slots[1].back[:0]})
-		invariant.Expect(t, q.Invariant(), "PQ16")
+		invtest.Expect(t, q.Invariant(), "PQ16")
 	})
 	t.Run("two slots share a vector", func(t *testing.T) {
 		q := newVectorFixture(t).q
 		q.levels[1].slots[3].front = q.levels[2].slots[0].back[:0] // an empty slot: no other check sees it
-		invariant.Expect(t, q.Invariant(), "PQ16")
+		invtest.Expect(t, q.Invariant(), "PQ16")
 	})
 	t.Run("spare not empty", func(t *testing.T) {
 		q := newVectorFixture(t).q
 		q.spare[0][0] = q.spare[0][0][:1]
-		invariant.Expect(t, q.Invariant(), "PQ16")
+		invtest.Expect(t, q.Invariant(), "PQ16")
 	})
 	t.Run("spare in another class", func(t *testing.T) {
 		q := newVectorFixture(t).q
 		q.spare = [][][]uint32{nil, q.spare[0]}
-		invariant.Expect(t, q.Invariant(), "PQ16")
+		invtest.Expect(t, q.Invariant(), "PQ16")
 	})
 	t.Run("capacity of no class", func(t *testing.T) {
 		q := newVectorFixture(t).q
 		q.levels[1].slots[3].front = make([]uint32, 0, 12)
-		invariant.Expect(t, q.Invariant(), "PQ16")
+		invtest.Expect(t, q.Invariant(), "PQ16")
 	})
 	t.Run("another slot's arena chunk", func(t *testing.T) {
 		q := newVectorFixture(t).q
 		lv := &q.levels[0]
 		lv.slots[0].back = lv.chunk(1) // slots 0 and 1 of level 0 are empty
-		invariant.Expect(t, q.Invariant(), "PQ16")
+		invtest.Expect(t, q.Invariant(), "PQ16")
 	})
 	t.Run("arena too short", func(t *testing.T) {
 		q := newVectorFixture(t).q
 		q.levels[1].arena = q.levels[1].arena[:len(q.levels[1].arena)-1]
-		invariant.Expect(t, q.Invariant(), "PQ16")
+		invtest.Expect(t, q.Invariant(), "PQ16")
 	})
 }
