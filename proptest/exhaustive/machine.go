@@ -3,8 +3,11 @@ package exhaustive
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
+	"strconv"
+	"strings"
 
-	"github.com/gotimingwheel/timingwheel/internal/pool"
+	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/proptest/internal/harness"
 )
 
@@ -230,15 +233,29 @@ func (s *machine) encode() [16]byte {
 	put(int64(len(order)))
 	for i, id := range order {
 		put(times[i] - now)
-		put(int64(pool.Index(s.Handle(id))))
+		put(recordIndex(s.Handle(id)))
 	}
 	if dead, stale := s.Dead(); dead != 0 {
 		put(1)
 		put(map[bool]int64{false: 0, true: 1}[stale])
-		put(int64(pool.Index(s.Handle(dead))))
+		put(recordIndex(s.Handle(dead)))
 	} else {
 		put(0)
 	}
 	h := sha256.Sum256(b)
 	return [16]byte(h[:16])
+}
+
+// recordIndex returns the index of the record a handle names, read from the
+// form alarm.Alarm documents for its String method,
+// "alarm(owner/index@generation)".
+func recordIndex(a alarm.Alarm) int64 {
+	s := a.String()
+	_, rest, ok1 := strings.Cut(s, "/")
+	idx, _, ok2 := strings.Cut(rest, "@")
+	n, err := strconv.ParseInt(idx, 10, 64)
+	if !ok1 || !ok2 || err != nil {
+		panic(fmt.Sprintf("exhaustive: handle %q is not in the form alarm(owner/index@generation)", s))
+	}
+	return n
 }
