@@ -3,7 +3,6 @@ package proptest
 import (
 	"errors"
 	"fmt"
-	"iter"
 	"maps"
 	"os"
 	"path/filepath"
@@ -13,77 +12,30 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/levelbits"
-	"github.com/gotimingwheel/timingwheel/priorityqueue"
 	"github.com/gotimingwheel/timingwheel/proptest/internal/harness"
-	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
 
-// Wheel is the methods of *timingwheel.Wheel[int] that WithWheelFactory asks
-// for. To check a wheel of your own, WithWrapper is simpler: it takes any
-// value type and only the methods your wheel has.
-type Wheel interface {
-	Now() time.Time
-	Len() int
-	IsEmpty() bool
-	All() iter.Seq[alarm.Alarm]
-	NowIntervalNum() int64
-	MaxAllowedAlarmTime() time.Time
-	MaxAllowedAlarmIntervalNum() int64
-	Add(at time.Time, v int) (alarm.Alarm, error)
-	AddAtIntervalNum(n int64, v int) (alarm.Alarm, error)
-	Mem(a alarm.Alarm) bool
-	Remove(a alarm.Alarm) error
-	Reschedule(a alarm.Alarm, at time.Time) error
-	RescheduleAtIntervalNum(a alarm.Alarm, n int64) error
-	Clear()
-	Shrink()
-	Stats() timingwheel.Stats
-	AlarmAt(a alarm.Alarm) (time.Time, error)
-	AlarmIntervalNum(a alarm.Alarm) (int64, error)
-	AlarmValue(a alarm.Alarm) (int, error)
-	AdvanceClock(to time.Time, fired func(timingwheel.Fired[int])) error
-	AdvanceClockLimit(to time.Time, limit int, fired func(timingwheel.Fired[int])) (int, bool, error)
-	FirePastAlarms(fired func(timingwheel.Fired[int]))
-	AdvanceClockStopAtNextAlarm(to time.Time, fired func(timingwheel.Fired[int])) error
-	NextAlarmFiresAt() (time.Time, bool)
-	MinAlarmIntervalNum() (int64, bool)
-	MinAlarmTimeInMinInterval() (time.Time, bool)
-	MaxAlarmTimeInMinInterval() (time.Time, bool)
-	Invariant() error
-}
+// Wheel is what WithWheelFactory asks of the wheel under test. Its methods
+// are those of *timingwheel.Wheel[int] of the same names and signatures: Now,
+// Len, IsEmpty, All, NowIntervalNum, MaxAllowedAlarmTime,
+// MaxAllowedAlarmIntervalNum, Add, AddAtIntervalNum, Mem, Remove, Reschedule,
+// RescheduleAtIntervalNum, Clear, Shrink, Stats, AlarmAt, AlarmIntervalNum,
+// AlarmValue, AdvanceClock, AdvanceClockLimit, FirePastAlarms,
+// AdvanceClockStopAtNextAlarm, NextAlarmFiresAt, MinAlarmIntervalNum,
+// MinAlarmTimeInMinInterval, MaxAlarmTimeInMinInterval and Invariant. The
+// checks call Step too when the wheel has it. To check a wheel of your own,
+// WithWrapper is simpler: it takes any value type and only the methods your
+// wheel has.
+type Wheel = harness.Wheel
 
-// Queue is the queue the checks drive: the methods of
-// *priorityqueue.Queue[int] they call (WithQueueFactory).
-type Queue interface {
-	Len() int
-	IsEmpty() bool
-	MinAllowedKey() int64
-	MaxAllowedKey() int64
-	Add(key int64, v int) (alarm.Alarm, error)
-	Remove(a alarm.Alarm) error
-	Change(a alarm.Alarm, key int64) error
-	Mem(a alarm.Alarm) bool
-	Key(a alarm.Alarm) (int64, error)
-	Value(a alarm.Alarm) (int, error)
-	MinElt() (alarm.Alarm, bool)
-	MinKey() (int64, bool)
-	IncreaseMinAllowedKey(key int64, removed func(priorityqueue.Element[int])) error
-	Clear()
-	All() iter.Seq[alarm.Alarm]
-	Shrink()
-	Invariant() error
-}
-
-// Queue says, for users' docs, what the harness's Queue says for the engine:
-// each must satisfy the other. (A Wheel reaches the engine through
-// WithWrapper, which finds the methods it has.)
-var (
-	_ harness.Queue = Queue(nil)
-	_ Queue         = harness.Queue(nil)
-)
+// Queue is the queue the checks drive (WithQueueFactory). Its methods are
+// those of *priorityqueue.Queue[int] of the same names and signatures: Len,
+// IsEmpty, MinAllowedKey, MaxAllowedKey, Add, Remove, Change, Mem, Key,
+// Value, MinElt, MinKey, IncreaseMinAllowedKey, Clear, All, Shrink and
+// Invariant.
+type Queue = harness.Queue
 
 // Option adjusts the checks, the gopter properties, the fuzz entry points
 // and the replayers. Each option says what it affects; the others ignore it.
@@ -164,9 +116,7 @@ func WithWheelFactory(f func(cfg config.Config, start time.Time) (Wheel, error))
 // WithQueueFactory makes the queue under test with f instead of
 // priorityqueue.New[int].
 func WithQueueFactory(f func(lb levelbits.LevelBits, capacity int) Queue) Option {
-	return func(o *options) {
-		o.queueFactory = func(lb levelbits.LevelBits, capacity int) harness.Queue { return f(lb, capacity) }
-	}
+	return func(o *options) { o.queueFactory = f }
 }
 
 // WithGopterRuns sets how many sequences GopterProperties tries (default 100)

@@ -12,8 +12,8 @@ import (
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
 
-// Wheel is proptest.Wheel: the methods of *timingwheel.Wheel[int] the checks
-// call.
+// Wheel is the methods of *timingwheel.Wheel[int] the checks call; users see
+// it as proptest.Wheel, whose doc lists them (TestInterfaceDocs).
 type Wheel interface {
 	Now() time.Time
 	Len() int
