@@ -132,8 +132,8 @@ func snippet(t *testing.T, report string) (trace, failure string) {
 	return report[i+len(open) : i+1+j], strings.TrimSpace(failure)
 }
 
-// firstLine is the call and the kind of difference; what follows (a cmp.Diff)
-// is not stable text: go-cmp varies its spacing on purpose.
+// firstLine is the call and the kind of difference, which a replay on the
+// fake must reproduce.
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
 
 // replaysTo checks that trace fails on the fake with failure, and passes on
@@ -171,7 +171,11 @@ func TestChecksCatchBuggyFakes(t *testing.T) {
 			if !r.failed {
 				t.Fatalf("the check passed a structure with a bug")
 			}
-			trace, failure := snippet(t, strings.Join(r.msgs, "\n"))
+			report := strings.Join(r.msgs, "\n")
+			if strings.Contains(report, "harness.") {
+				t.Errorf("the report names the checks' internal types:\n%s", report)
+			}
+			trace, failure := snippet(t, report)
 			if saved, err := os.ReadFile(file); err != nil || strings.Join(strings.Fields(string(saved)), " ") !=
 				strings.Join(strings.Fields(trace), " ") {
 				t.Fatalf("failure file %q (%v) differs from the snippet\n%s", saved, err, trace)
@@ -186,6 +190,9 @@ func TestChecksCatchBuggyFakes(t *testing.T) {
 			if GopterProperties(fake, WithGopterRuns(100, 30)).Run(gopter.NewFormatedReporter(false, 1<<20, &out)) {
 				t.Fatalf("gopter passed a fake:\n%s", out.String())
 			}
+			if strings.Contains(out.String(), "harness.") {
+				t.Errorf("gopter's report names the checks' internal types:\n%s", out.String())
+			}
 			trace, failure = snippet(t, out.String())
 			replaysTo(t, trace, failure, fake)
 		})
@@ -197,10 +204,10 @@ func TestChecksCatchBuggyFakes(t *testing.T) {
 // replay compares for real.
 func TestCommittedTracesCatchFakes(t *testing.T) {
 	for _, c := range []struct{ file, fake, want string }{
-		{"wheel/order-across-levels.trace", "dropping wheel", "AdvanceClock 6: fired a different sequence"},
+		{"wheel/order-across-levels.trace", "dropping wheel", "AdvanceClock 6: fired a different sequence: alarm 2 not fired (-model +wheel):\n  alarm 1 at 5\n- alarm 2 at 5\n  alarm 3 at 5\n"},
 		{"wheel/errors-at-the-edges.trace", "laxRemove wheel", "Remove 4: Remove: wheel error <nil>"},
 		{"wheel/handler-panic.trace", "earlyNext wheel", "after Add 2 1: NextAlarmFiresAt"},
-		{"queue/handler-panic.trace", "silent queue", "IncreaseMinAllowedKey 8 handler=2,panic,0,0: removed a different sequence"},
+		{"queue/handler-panic.trace", "silent queue", "IncreaseMinAllowedKey 8 handler=2,panic,0,0: removed a different sequence: element 2 not removed; element 4 removed too (-model +queue):\n  element 1 key 1\n- element 2 key 3\n+ element 4 key 3\n"},
 		{"queue/handler-panic.trace", "wide queue", "MaxAllowedKey"},
 	} {
 		text, err := os.ReadFile(filepath.Join("testdata", c.file))
@@ -208,8 +215,11 @@ func TestCommittedTracesCatchFakes(t *testing.T) {
 			t.Fatal(err)
 		}
 		o := buildOptions([]Option{fakes[c.fake]})
-		if err := harness.Replay(string(text), o.wheelFactory, o.queueFactory); err == nil || !strings.Contains(err.Error(), c.want) {
+		err = harness.Replay(string(text), o.wheelFactory, o.queueFactory)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s on the %s: %v, want %q", c.file, c.fake, err, c.want)
+		} else if strings.Contains(err.Error(), "harness.") {
+			t.Errorf("%s on the %s: the failure names the checks' internal types: %v", c.file, c.fake, err)
 		}
 	}
 }

@@ -171,6 +171,9 @@ func TestChecksCatchBuggyWrappers(t *testing.T) {
 				t.Fatalf("the check passed a wrapper with a bug")
 			}
 			report := strings.Join(r.msgs, "\n")
+			if strings.Contains(report, "harness.") {
+				t.Errorf("the report names the checks' internal types:\n%s", report)
+			}
 			if c.noTrace {
 				if !strings.Contains(report, c.want) {
 					t.Fatalf("reported %q, want it to say %q", report, c.want)

@@ -13,8 +13,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/gotimingwheel/timingwheel/alarm"
 )
 
@@ -378,7 +376,7 @@ func (h *Harness) fire(op Op) error {
 		return fmt.Errorf("handler panic reached the caller: %s %v, model %v", h.k.Name, w.panicked, m.panicked)
 	case !slices.Equal(m.fired, w.fired):
 		return fmt.Errorf("%s a different sequence%s (-model +%s):\n%s", h.k.verb, h.seqSummary(m.fired, w.fired),
-			h.k.Name, cmp.Diff(m.fired, w.fired))
+			h.k.Name, h.seqDiff(m.fired, w.fired))
 	case w.result != m.result:
 		return fmt.Errorf("returned %s, model %s", w.result, m.result)
 	case !h.sameErr(w.actErr, m.actErr):
@@ -428,6 +426,60 @@ func (h *Harness) seqSummary(want, got []fired) string {
 		return " (the same ids, in another order or with other times)"
 	}
 	return ": " + strings.Join(parts, "; ")
+}
+
+// maxDiffCells bounds the table seqDiff aligns two sequences with; longer
+// sequences are shown whole, one after the other.
+const maxDiffCells = 1 << 20
+
+// seqDiff shows what fired on each side, one handler call a line: "- " for
+// the model's only, "+ " for the structure's only, "  " for both (aligned on
+// a longest common subsequence).
+func (h *Harness) seqDiff(want, got []fired) string {
+	key := "at" // a wheel's time in ns, as in a trace
+	if h.k != WheelKind {
+		key = "key"
+	}
+	var b strings.Builder
+	line := func(mark string, f fired) { fmt.Fprintf(&b, "%s%s %d %s %d\n", mark, h.k.thing, f.ID, key, f.At) }
+	if len(want)*len(got) > maxDiffCells {
+		for _, f := range want {
+			line("- ", f)
+		}
+		for _, f := range got {
+			line("+ ", f)
+		}
+		return b.String()
+	}
+	// lcs[i][j]: the longest common subsequence of want[i:] and got[j:].
+	lcs := make([][]int, len(want)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(got)+1)
+	}
+	for i := len(want) - 1; i >= 0; i-- {
+		for j := len(got) - 1; j >= 0; j-- {
+			if want[i] == got[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	i, j := 0, 0
+	for i < len(want) || j < len(got) {
+		switch {
+		case i < len(want) && j < len(got) && want[i] == got[j]:
+			line("  ", want[i])
+			i, j = i+1, j+1
+		case j == len(got) || (i < len(want) && lcs[i+1][j] >= lcs[i][j+1]):
+			line("- ", want[i])
+			i++
+		default:
+			line("+ ", got[j])
+			j++
+		}
+	}
+	return b.String()
 }
 
 // resync marks as ended the ids that left both sides (removed, cleared, or
