@@ -9,6 +9,7 @@ import (
 type Advancing struct {
 	c        *Clock
 	done     chan struct{}
+	reached  chan struct{} // closed once Now() is the target
 	moved    time.Duration
 	fired    int
 	panicked any
@@ -16,23 +17,25 @@ type Advancing struct {
 
 // AdvanceAsync is quartz's Advance: it returns once Now() is the target.
 func (c *Clock) AdvanceAsync(d time.Duration) *Advancing {
-	return c.goAdvance(func(reached chan struct{}) (time.Duration, int, []*cbRun) {
-		n, moved, held := c.advance("AdvanceAsync", 0, d, modeRelative, reached)
+	return c.goAdvance(func(a *Advancing) (time.Duration, int, []*cbRun) {
+		n, moved, held := c.advance("AdvanceAsync", 0, d, modeRelative, a)
 		return time.Duration(moved), n, held
 	})
 }
 
 // AdvanceNextAsync is quartz's AdvanceNext.
 func (c *Clock) AdvanceNextAsync() *Advancing {
-	return c.goAdvance(func(reached chan struct{}) (time.Duration, int, []*cbRun) {
-		n, moved, held := c.advance("AdvanceNextAsync", 0, 0, modeStep, reached)
+	return c.goAdvance(func(a *Advancing) (time.Duration, int, []*cbRun) {
+		n, moved, held := c.advance("AdvanceNextAsync", 0, 0, modeStep, a)
 		return time.Duration(max(moved, 0)), n, held
 	})
 }
 
-func (c *Clock) goAdvance(run func(chan struct{}) (time.Duration, int, []*cbRun)) *Advancing {
-	a := &Advancing{c: c, done: make(chan struct{})}
-	reached := make(chan struct{})
+// goAdvance runs an advance on a goroutine of its own, which then waits for
+// the callbacks a trap took hold of, and returns once the clock reads the
+// advance's target (or the advance is done).
+func (c *Clock) goAdvance(run func(*Advancing) (time.Duration, int, []*cbRun)) *Advancing {
+	a := &Advancing{c: c, done: make(chan struct{}), reached: make(chan struct{})}
 	go func() {
 		defer close(a.done)
 		defer func() {
@@ -41,7 +44,7 @@ func (c *Clock) goAdvance(run func(chan struct{}) (time.Duration, int, []*cbRun)
 			}
 		}()
 		var held []*cbRun
-		a.moved, a.fired, held = run(reached)
+		a.moved, a.fired, held = run(a)
 		for _, r := range held {
 			<-r.done
 			if r.panicked != nil && a.panicked == nil {
@@ -56,7 +59,7 @@ func (c *Clock) goAdvance(run func(chan struct{}) (time.Duration, int, []*cbRun)
 		return a // the advance waits for this callback to return
 	}
 	select {
-	case <-reached:
+	case <-a.reached:
 	case <-a.done:
 	}
 	return a

@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -134,7 +133,7 @@ type Clock struct {
 	blocked     []*blocked              // goroutines waiting for a waiter count
 	inCall      bool                    // a callback is running (on the driving goroutine)
 	running     *timer                  // its timer, while inCall
-	async       bool                    // the advance in progress runs on AdvanceAsync's goroutine
+	async       bool                    // the advance in progress runs on an Advancing's goroutine
 	tickerFuncs map[*timer]func() error // running TickerFuncs: their f
 	traps       []*Trap                 // open traps, oldest first
 	ntraps      atomic.Int32            // len(traps), plus 1 while logTB is set: read without mu (storeHooks)
@@ -575,12 +574,20 @@ const (
 // advance fires, in order, every timer due at or before its target and
 // leaves the clock there. It returns how many timers fired, how far the
 // clock moved (in modeStep, with nothing pending, 0 and -1) and the callbacks
-// a trap took hold of, which go on on goroutines of their own. It closes
-// reached (if not nil) once Now() is the target.
-func (c *Clock) advance(op string, target int64, d time.Duration, mode int, reached chan struct{}) (n int, moved int64, held []*cbRun) {
+// a trap took hold of, which go on on goroutines of their own. op names the
+// call in the call log and in messages. async is the Advancing of
+// AdvanceAsync or AdvanceNextAsync, whose goroutine runs this advance, and
+// nil for every other call: the Advancing waits for the held callbacks and
+// takes their panics, and advance closes its reached once Now() is the
+// target.
+func (c *Clock) advance(op string, target int64, d time.Duration, mode int, async *Advancing) (n int, moved int64, held []*cbRun) {
 	if !c.adv.TryLock() {
 		c.checkReentry(op)
 		c.adv.Lock()
+	}
+	var reached chan struct{}
+	if async != nil {
+		reached = async.reached
 	}
 	reach := func() {
 		if reached != nil {
@@ -591,7 +598,7 @@ func (c *Clock) advance(op string, target int64, d time.Duration, mode int, reac
 	c.mu.Lock()
 	c.ready()
 	from := c.now
-	c.async = strings.HasSuffix(op, "Async")
+	c.async = async != nil
 	c.advancing, c.kickPending = true, false
 	if c.logTB != nil {
 		c.logTB.Logf("simclock: %s(%v) at %v", op, d, c.timeOf(c.now))

@@ -221,6 +221,28 @@ func TestTrapInCallback(t *testing.T) {
 	}
 }
 
+// A callback that a trap held and that panics once released: the panic is
+// the Advancing's, passed on by Wait, for both asynchronous advances. (An
+// advance that no Advancing waits for would leave it to the callback's own
+// goroutine, which would crash the test binary.)
+func TestHeldCallbackPanicReachesWait(t *testing.T) {
+	ctx := bound(t)
+	c := New(t0)
+	trap := c.Trap().Now()
+	defer trap.Close()
+	for name, start := range map[string]func() *Advancing{
+		"AdvanceAsync":     func() *Advancing { return c.AdvanceAsync(time.Minute) },
+		"AdvanceNextAsync": c.AdvanceNextAsync,
+	} {
+		c.AfterFunc(time.Second, func() { c.Now(); panic(errors.New("late boom")) })
+		adv := start()
+		mustRelease(t, ctx, mustCall(t, ctx, trap))
+		if r := panicOf(t, ctx, func() { _ = adv.Wait(ctx) }); r == nil || fmt.Sprint(r) != "late boom" {
+			t.Fatalf("%s: Wait panicked with %v, want late boom", name, r)
+		}
+	}
+}
+
 // In a synchronous advance, a callback's call that a trap catches no longer
 // holds up the advance: Advance fires the rest and returns while the call is
 // held; released, the callback goes on and reads the clock as it is then. A
