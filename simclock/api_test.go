@@ -318,12 +318,12 @@ func TestOptions(t *testing.T) {
 	}
 }
 
-func TestBlockUntilWaitersCancelled(t *testing.T) {
+func TestBlockUntilContextCancelled(t *testing.T) {
 	c := New(t0)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := c.BlockUntilContext(ctx, 1); !errors.Is(err, context.Canceled) {
-		t.Fatalf("BlockUntilWaiters = %v, want context.Canceled", err)
+		t.Fatalf("BlockUntilContext = %v, want context.Canceled", err)
 	}
 	tm := c.NewTimer(time.Second)
 	tk := c.NewTicker(time.Second)

@@ -61,7 +61,7 @@ func TestSleepersWakeAtTheirTime(t *testing.T) {
 	}
 }
 
-func TestBlockUntilWaitersOnChannels(t *testing.T) {
+func TestBlockUntilContextOnChannels(t *testing.T) {
 	ctx := bound(t)
 	c := New(t0)
 	got := make(chan time.Time, 2)

@@ -296,7 +296,7 @@ var rowTests = map[string]func(t *testing.T){
 			t.Fatalf("at least 2 with 2 waiters: %v", err)
 		}
 		if err := c.BlockUntilContext(ctx, 1); err != nil {
-			t.Fatalf("BlockUntilWaiters, at least 1 with 2 waiters: %v", err)
+			t.Fatalf("at least 1 with 2 waiters: %v", err)
 		}
 		over, cancel := context.WithCancel(ctx)
 		cancel()
