@@ -110,7 +110,7 @@ type Clock struct {
 	// collection; the wheel's own clock may then lag wnow. leaveTiny ends
 	// it, moving the heap's timers after wnow into the wheel in (at, seq)
 	// order: called by the first timer after wnow that must go to the wheel,
-	// and by a timer due now that finds the heap full. Invariants SC1 to SC3
+	// and by a timer due now that finds the heap full. Invariants SC1 to SC5
 	// (invariant.go).
 	adv         sync.Mutex // held by the goroutine that drives the clock
 	mu          sync.Mutex // guards everything below

@@ -22,6 +22,8 @@ import (
 //	SC4  Len's count is the number of pending timers: those in the wheel,
 //	     the live entries of the batch and the early heap, and the timers
 //	     beyond the reach (nparked)
+//	SC5  the batch, from its head, is in (at, seq) order, and every entry
+//	     is at or before wnow (the wheel handed it over)
 //	SW1, PQ*, AP*  the wheel's (wheel.invariant)
 //
 // Cost: O(early entries + batch + slots + alarms).
@@ -37,6 +39,9 @@ func (c *Clock) invariant() error {
 		return err
 	}
 	if err := c.checkSC2Live(); err != nil {
+		return err
+	}
+	if err := c.checkSC5(); err != nil {
 		return err
 	}
 	if err := c.checkSC4(wheelLen); err != nil {
@@ -92,6 +97,24 @@ func (c *Clock) checkSC2Wheel() (int, error) {
 func (c *Clock) checkSC2Live() error {
 	if i := c.liveAfterWnow(); !c.tiny && i >= 0 {
 		return invariant.Errorf("SC2", "live early entry %d at %d, after wnow %d, outside tiny mode", i, c.early[i].at, c.wnow)
+	}
+	return nil
+}
+
+// checkSC5: from bpos on, no batch entry comes before the one ahead of it
+// by (at, seq), and none is after wnow.
+func (c *Clock) checkSC5() error {
+	for i := c.bpos; i < len(c.batch); i++ {
+		e := c.batch[i]
+		if e.at > c.wnow {
+			return invariant.Errorf("SC5", "batch entry %d at %d, after wnow %d", i, e.at, c.wnow)
+		}
+		if i > c.bpos {
+			if p := c.batch[i-1]; e.at < p.at || e.at == p.at && e.seq < p.seq {
+				return invariant.Errorf("SC5", "batch entry %d (at %d, seq %d) comes before entry %d (at %d, seq %d) ahead of it",
+					i, e.at, e.seq, i-1, p.at, p.seq)
+			}
+		}
 	}
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
 
-// clockInvariant runs c's invariants (SC1 to SC3 and the wheel's) under
+// clockInvariant runs c's invariants (SC1 to SC5 and the wheel's) under
 // its lock.
 func clockInvariant(c *Clock) error {
 	c.mu.Lock()
@@ -150,7 +150,7 @@ func TestTinyModeOffWithShortLevels(t *testing.T) {
 	c.AfterFunc(time.Hour, func() {})
 }
 
-// Each clause of SC1 to SC4 is caught when corrupted alone.
+// Each clause of SC1 to SC5 is caught when corrupted alone.
 func TestClockInvariantCorruption(t *testing.T) {
 	tinyClock := func() *Clock {
 		c := New(time.Unix(0, 0))
@@ -182,11 +182,36 @@ func TestClockInvariantCorruption(t *testing.T) {
 		c.Advance(50)
 		return c
 	}
+	// batchClock: a callback panicked in an advance and left the rest of
+	// the batch, timers at distinct times, for the next call.
+	batchClock := func() *Clock {
+		c := New(time.Unix(0, 0))
+		c.AfterFunc(100, func() { panic("stop") })
+		for i := range tinyMax + 10 {
+			c.AfterFunc(time.Duration(101+i), func() {})
+		}
+		func() {
+			defer func() { _ = recover() }()
+			c.Advance(time.Second)
+		}()
+		if len(c.batch)-c.bpos < 2 {
+			panic("batchClock: want at least two entries left in the batch")
+		}
+		return c
+	}
 	for _, tc := range []struct {
 		name, id string
 		corrupt  func(c *Clock)
 		make     func() *Clock
 	}{
+		{"batch out of order", "SC5", func(c *Clock) {
+			c.batch[c.bpos], c.batch[c.bpos+1] = c.batch[c.bpos+1], c.batch[c.bpos]
+		}, batchClock},
+		{"batch out of scheduling order at one time", "SC5", func(c *Clock) {
+			c.batch[c.bpos+1].at = c.batch[c.bpos].at
+			c.batch[c.bpos].seq, c.batch[c.bpos+1].seq = c.batch[c.bpos+1].seq, c.batch[c.bpos].seq
+		}, batchClock},
+		{"a batch entry after wnow", "SC5", func(c *Clock) { c.batch[len(c.batch)-1].at = c.wnow + 1 }, batchClock},
 		{"early heap out of order", "SC1", func(c *Clock) { c.early[0], c.early[len(c.early)-1] = c.early[len(c.early)-1], c.early[0] }, tinyClock},
 		{"tiny with a wheel that holds timers", "SC2", func(c *Clock) { c.tiny = true }, wheelClock},
 		{"a wheel timer at wnow", "SC2", func(c *Clock) { c.wnow = c.nextWheelTime(); c.now = c.wnow }, wheelClock},
