@@ -1,18 +1,18 @@
 package queue
 
-import "github.com/gotimingwheel/timingwheel/internal/checked"
+import (
+	"github.com/gotimingwheel/timingwheel/internal/checked"
+	"github.com/gotimingwheel/timingwheel/invariant"
+)
 
 // Checked mode (-tags twcheck; package checked). After a mutating call the
-// queue runs its local checks: the checks of what the call touched, as the
-// call's code noted it in q.chk (chklog_on.go), and the checks that cost
-// O(levels). Once per as many calls as the queue has slots and records
-// (checked.Sched) it runs the whole Invariant() instead, so that the whole
-// check costs a constant per call, amortized; with TWCHECK=full, after
-// every call. The local checks call the whole check's functions
-// (invariant.go) on what the calls touched; where a formula sums over every
-// slot or entry, they evaluate what the counters give in O(1), which the
-// formula implies. So a local check never reports a violation on a valid
-// queue. docs/invariants.md lists what each call checks.
+// queue runs its local checks: Invariant's functions (invariant.go) on what
+// the call touched, as its code noted it in q.chk (chklog_on.go), with what
+// the counters give in O(1) (which the formulas imply) in place of sums
+// over every slot or entry, so that they never report a violation on a
+// valid queue. Once per as many calls as the queue has slots and records
+// (checked.Sched), or after every call with TWCHECK=full, it runs the
+// whole Invariant() instead. docs/invariants.md lists what each call checks.
 
 // walkMax is the most entries a touched slot or bucket, or the due list,
 // may have for the local checks to walk it whole; a larger one gets its
@@ -98,22 +98,20 @@ func (q *Queue[T]) CheckCost() int {
 
 // checkLocal runs the local checks of a queue whose calls since the last
 // check wrote the entries entries and touched the slots slots and the
-// buckets buckets (bit b for bucket b), in Invariant's order:
-// checkGeometry; the entries written and their neighbours (checkNear);
-// checkSlot on the slots touched; checkCounts, walking the buckets
-// touched. A slot, a bucket or the due list is walked whole when it has at
-// most walkMax entries.
+// buckets buckets (bit b for bucket b), in Invariant's order: checkGeometry;
+// checkNear on the entries; checkSlot on the slots; checkCounts. Each walks
+// a slot, a bucket or the due list whole if it has at most walkMax entries.
 func (q *Queue[T]) checkLocal(entries, slots []chkRef, buckets uint64) error {
 	if err := q.checkGeometry(); err != nil {
 		return err
 	}
+	maxKey := q.MaxAllowedKey()
 	for k, ref := range entries {
-		// A run of entries written one after the other (a bucket
-		// redistributed, a cascade into an empty slot) checks each entry
-		// once: the one before this was checked as the previous one's
-		// neighbour.
+		// In a run of entries written one after the other (a bucket
+		// redistributed, a cascade into an empty slot), the previous
+		// entry's check covered this one and the one before it.
 		run := k > 0 && entries[k-1] == chkRef{ref.l, ref.s, ref.pos - 1}
-		if err := q.checkNear(ref, buckets, run); err != nil {
+		if err := q.checkNear(ref, buckets, run, maxKey); err != nil {
 			return err
 		}
 	}
@@ -125,39 +123,40 @@ func (q *Queue[T]) checkLocal(entries, slots []chkRef, buckets uint64) error {
 	return q.checkCounts(buckets, walkMax)
 }
 
-// checkNear checks the entry ref names and its neighbours in its vector or
-// bucket (with run, only the one after it: the caller has checked the two
-// others), unless checkSlot or checkRadix walks the slot or bucket whole
-// (every logged entry's slot is logged too) or Shrink has released it. An
-// entry may have become a tombstone or left a vector that has shrunk since
-// the call wrote it: then there is nothing to check there.
-func (q *Queue[T]) checkNear(ref chkRef, buckets uint64, run bool) error {
+// checkNear checks the entry ref names and its neighbours (with run, only
+// the one after it: the caller has checked the others), and AP6 for their
+// records, unless checkSlot or checkRadix walks the slot or bucket whole
+// (every logged entry's slot is logged too) or Shrink released it. An entry
+// may have become a tombstone or left a shrunk vector since the call wrote
+// it: then there is nothing to check. maxKey is MaxAllowedKey().
+func (q *Queue[T]) checkNear(ref chkRef, buckets uint64, run bool, maxKey int64) error {
+	l, s := int(ref.l), int(ref.s)
+	if l < 0 && (s >= len(q.rad.b) || buckets>>s&1 == 1 && len(q.rad.b[s].e) <= walkMax) ||
+		l >= 0 && (l >= len(q.levels) || s >= len(q.levels[l].slots) ||
+			len(q.levels[l].slots[s].front)+len(q.levels[l].slots[s].back) <= walkMax) {
+		return nil
+	}
 	p := int(ref.pos &^ frontBit)
 	near := [3]int{p + 1, p, p - 1}
 	js := near[:]
 	if run {
 		js = near[:1]
 	}
-	l, s := int(ref.l), int(ref.s)
-	var maxKey int64
-	if l < 0 {
-		if s >= len(q.rad.b) || buckets>>s&1 == 1 && len(q.rad.b[s].e) <= walkMax {
-			return nil
-		}
-		maxKey = q.MaxAllowedKey()
-	} else if l >= len(q.levels) || s >= len(q.levels[l].slots) ||
-		len(q.levels[l].slots[s].front)+len(q.levels[l].slots[s].back) <= walkMax {
-		return nil
-	}
 	for _, j := range js {
+		var i uint32
 		var err error
 		if l < 0 {
-			_, err = q.checkBucketEntry(s, j, maxKey)
+			i, err = q.checkBucketEntry(s, j, maxKey)
 		} else {
-			_, _, err = q.checkSlotEntry(l, s, ref.pos&frontBit, j)
+			i, _, err = q.checkSlotEntry(l, s, ref.pos&frontBit, j)
 		}
 		if err != nil {
 			return err
+		}
+		if i != 0 {
+			if k, ok := q.pool.Lookup(q.pool.Handle(i)); !ok || k != i {
+				return invariant.Errorf("AP6", "record %d: its handle %v finds record %d (found %v)", i, q.pool.Handle(i), k, ok)
+			}
 		}
 	}
 	return nil

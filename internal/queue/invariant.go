@@ -14,14 +14,12 @@ import (
 // Invariant checks every invariant of the queue and returns nil or an
 // *invariant.Violation naming the first one broken: PQ1-PQ16, and the pool's
 // AP1-AP9. docs/invariants.md states each and names the function that checks
-// it. Each clause is written once: checked mode's local checks
-// (checklocal.go) call the same functions on what a call touched, and
-// Invariant calls them on everything, in this order: the geometry and the
-// mode (checkGeometry: PQ1, PQ2, PQ9, PQ14); every slot (checkSlot: PQ16's
-// capacities, each entry's PQ5, PQ3, PQ4, PQ12 and AP6, then PQ6, PQ7,
-// PQ13) and every level (PQ7, PQ6); the slot vectors' memory
-// (PQ16); the pool (AP*); the counts (checkCounts: PQ15, PQ10, PQ6, PQ8,
-// PQ11). Cost: O(slots + capacity).
+// it; checked mode's local checks (checklocal.go) run the same functions on
+// what a call touched. The order: the geometry and the mode (checkGeometry:
+// PQ1, PQ2, PQ9, PQ14); every slot (checkSlot: PQ16's capacities, each
+// entry's PQ5, PQ3, PQ4, PQ12, then PQ6, PQ7, PQ13) and every level (PQ7,
+// PQ6); the slot vectors' memory (PQ16); the pool (AP*); the counts
+// (checkCounts: PQ15, PQ10, PQ6, PQ8, PQ11). Cost: O(slots + capacity).
 func (q *Queue[T]) Invariant() error {
 	if err := q.checkGeometry(); err != nil {
 		return err
@@ -57,12 +55,12 @@ func (q *Queue[T]) Invariant() error {
 // below (PQ2); the reach (PQ1); level 0's start (PQ9); the mode (PQ14).
 func (q *Queue[T]) checkGeometry() error {
 	var bitsPerSlot uint
+	held := 0 // not 0 iff a level's length is not
 	for l := range q.levels {
-		// PQ1: shift_i = s_i, 2^b_i slots, keysPerSlot_i = 2^s_i, span_i =
-		// 2^(b_i+s_i) - 1 (MaxKey at 62 bits), min_i slot-aligned (or
-		// MaxKey), max_i = min(min_i + span_i, MaxKey); a level in use has
-		// 2^b_i slots (each with its count and cached minimum) and a bitmap
-		// of as many bits.
+		// PQ1: shift_i = s_i, 2^b_i slots (when in use, with a bitmap of as
+		// many bits), keysPerSlot_i = 2^s_i, span_i = 2^(b_i+s_i) - 1 (MaxKey
+		// at 62 bits), min_i slot-aligned (or MaxKey), max_i = min(min_i +
+		// span_i, MaxKey).
 		lv := &q.levels[l]
 		nslots := int(lv.mask) + 1
 		span := MaxKey
@@ -78,6 +76,7 @@ func (q *Queue[T]) checkGeometry() error {
 				l, len(lv.slots), len(lv.occupied), lv.bits, lv.mask, lv.length, lv.shift, bitsPerSlot, lv.keysPerSlot, lv.span, span, lv.minKey, lv.maxKey)
 		}
 		bitsPerSlot += lv.bits
+		held |= lv.length
 		// PQ2: no gap: min_i = floor(max_(i-1) + 1, 2^s_i), or MaxKey if
 		// max_(i-1) = MaxKey.
 		if prev := &q.levels[max(l-1, 0)]; l > 0 && lv.minKey != lv.minAfter(prev.maxKey) {
@@ -98,35 +97,34 @@ func (q *Queue[T]) checkGeometry() error {
 	// PQ14: in small mode the levels hold nothing and the radix heap at most
 	// curCap elements, where 0 < smallCap <= curCap <= wideCap; out of it the
 	// radix heap is empty.
-	if !q.small && q.smallLen() != 0 || q.small && (q.smallCap <= 0 || q.curCap < q.smallCap || q.curCap > q.wideCap || q.smallLen() > q.curCap) {
-		return invariant.Errorf("PQ14", "small mode %v holds %d, cap %d, allowed caps [%d, %d]",
-			q.small, q.smallLen(), q.curCap, q.smallCap, q.wideCap)
-	}
-	for l := range q.levels {
-		if n := q.levels[l].length; q.small && n != 0 {
-			return invariant.Errorf("PQ14", "small mode, yet level %d holds %d", l, n)
-		}
+	if !q.small && q.smallLen() != 0 || q.small && (held != 0 || q.smallCap <= 0 ||
+		q.curCap < q.smallCap || q.curCap > q.wideCap || q.smallLen() > q.curCap) {
+		return invariant.Errorf("PQ14", "small mode %v holds %d, cap %d, allowed caps [%d, %d], elements on the levels %v",
+			q.small, q.smallLen(), q.curCap, q.smallCap, q.wideCap, held != 0)
 	}
 	return nil
 }
 
-// checkSlot checks slot s of level l: its vectors' capacities
-// (checkPQ16Slot); then, if it has at most limit entries, each entry
-// (checkSlotEntry), its count against its live entries (PQ6), its bit (PQ7)
-// and, above level 0, its cached minimum: minUnknown or the smallest key
-// (PQ13); else its count against its entries and its level's length (PQ6
-// implies count <= both) and its bit against its count (PQ7). It returns
-// the slot's count. A slot Shrink released since a call touched it has
-// nothing to check.
+// checkSlot checks slot s of level l: its vectors' capacities (PQ16: the
+// back vector is its arena chunk or has capacity vecBase·2^k, the front
+// vector none or such a one); then, if it has at most limit entries, each
+// entry (checkSlotEntry), its count against its live entries (PQ6), its bit
+// (PQ7) and, above level 0, its cached minimum: minUnknown or the smallest
+// key (PQ13); else its count against its entries and its level's length
+// (PQ6 implies count <= both) and its bit against its count (PQ7). It
+// returns the slot's count; a slot Shrink has released has none.
 func (q *Queue[T]) checkSlot(l, s, limit int) (n int, err error) {
 	if l >= len(q.levels) || s >= len(q.levels[l].slots) {
 		return 0, nil
 	}
-	if err := q.checkPQ16Slot(l, s); err != nil {
-		return 0, err
-	}
 	lv := &q.levels[l]
 	v := &lv.slots[s]
+	chunk := cap(v.back) == slotStart && len(lv.arena) == len(lv.slots)*slotStart &&
+		vecAddr(v.back) == vecAddr(lv.arena[s*slotStart:])
+	if !chunk && !vecCapOK(cap(v.back)) || cap(v.front) != 0 && !vecCapOK(cap(v.front)) {
+		return 0, invariant.Errorf("PQ16", "level %d slot %d: back vector of capacity %d (its arena chunk: %v), front vector of capacity %d, want %d·2^k",
+			l, s, cap(v.back), chunk, cap(v.front), vecBase)
+	}
 	entries := len(v.front) + len(v.back)
 	slotMin := int64(math.MaxInt64)
 	if entries > limit {
@@ -140,11 +138,11 @@ func (q *Queue[T]) checkSlot(l, s, limit int) (n int, err error) {
 			if j >= len(v.front) {
 				half, p = 0, j-len(v.front)
 			}
-			key, ok, err := q.checkSlotEntry(l, s, half, p)
+			i, key, err := q.checkSlotEntry(l, s, half, p)
 			if err != nil {
 				return 0, err
 			}
-			if ok {
+			if i != 0 {
 				n, slotMin = n+1, min(slotMin, key)
 			}
 		}
@@ -161,59 +159,46 @@ func (q *Queue[T]) checkSlot(l, s, limit int) (n int, err error) {
 	return n, nil
 }
 
-// checkSlotEntry checks the entry at position p of the front vector (half =
-// frontBit) or the back vector (half = 0) of slot s of level l, if there is
-// one and it is not a tombstone: it names a record that knows its position
-// (PQ5), within level l's range with a state naming it (PQ3), in the slot
-// its key maps to (PQ4), with a representable time (PQ12), found by its own
-// handle (AP6). It returns the record's key, and whether there was one.
-func (q *Queue[T]) checkSlotEntry(l, s int, half uint32, p int) (key int64, ok bool, err error) {
+// checkSlotEntry checks the entry at position p of slot s of level l, in
+// its front (half = frontBit) or back (half = 0) vector, unless there is
+// none or it is a tombstone: PQ5, PQ3, PQ4 and PQ12 for the record it
+// names. It returns the record's index (0: none) and key.
+func (q *Queue[T]) checkSlotEntry(l, s int, half uint32, p int) (i uint32, key int64, err error) {
 	lv := &q.levels[l]
 	vec := lv.slots[s].back
 	if half != 0 {
 		vec = lv.slots[s].front
 	}
 	if p < 0 || p >= len(vec) || vec[p] == 0 {
-		return 0, false, nil
+		return 0, 0, nil
 	}
-	i := vec[p]
+	i = vec[p]
 	if int(i) > q.pool.Len() {
-		return 0, false, invariant.Errorf("PQ5", "level %d slot %d holds bad index %d", l, s, i)
+		return 0, 0, invariant.Errorf("PQ5", "level %d slot %d holds bad index %d", l, s, i)
 	}
 	r := q.rec(i)
 	if r.Next != half|uint32(p) {
-		return 0, false, invariant.Errorf("PQ5", "record %d at level %d slot %d position %#x says %#x", i, l, s, half|uint32(p), r.Next)
+		return 0, 0, invariant.Errorf("PQ5", "record %d at level %d slot %d position %#x says %#x", i, l, s, half|uint32(p), r.Next)
 	}
 	key = q.keyOf(r)
 	if r.State() != uint8(l+1) || key < lv.minKey || key > lv.maxKey {
-		return 0, false, invariant.Errorf("PQ3", "record %d (key %d, state %d) at level %d covering [%d, %d]",
+		return 0, 0, invariant.Errorf("PQ3", "record %d (key %d, state %d) at level %d covering [%d, %d]",
 			i, key, r.State(), l, lv.minKey, lv.maxKey)
 	}
 	if want := lv.slot(key); want != s {
-		return 0, false, invariant.Errorf("PQ4", "record %d key %d in slot %d of level %d, want slot %d", i, key, s, l, want)
+		return 0, 0, invariant.Errorf("PQ4", "record %d key %d in slot %d of level %d, want slot %d", i, key, s, l, want)
 	}
 	if r.Time < 0 || r.Time > MaxKey {
-		return 0, false, invariant.Errorf("PQ12", "record %d has time %d", i, r.Time)
+		return 0, 0, invariant.Errorf("PQ12", "record %d has time %d", i, r.Time)
 	}
-	return key, true, q.checkAP6(i)
+	return i, key, nil
 }
 
-// checkAP6 is the pool's AP6 for record i, which an entry names: the
-// record's own handle finds it.
-func (q *Queue[T]) checkAP6(i uint32) error {
-	if j, ok := q.pool.Lookup(q.pool.Handle(i)); !ok || j != i {
-		return invariant.Errorf("AP6", "record %d: its handle %v finds record %d (found %v)", i, q.pool.Handle(i), j, ok)
-	}
-	return nil
-}
-
-// checkCounts checks, walking the buckets in touched and the due list when
-// they have at most limit entries: the radix heap (checkRadix); the due list
-// (PQ10) and its count (PQ6); Len against the levels', small mode's and the
-// due list's counts (PQ6, which implies it: the whole check has checked each
-// against the entries); the cached minimum (PQ8) when finding the minimum
-// walks no slot or bucket of more than limit entries; the records in use
-// (PQ11).
+// checkCounts checks the radix heap (checkRadix); the due list (PQ10, PQ6)
+// when it has at most limit entries; Len against the counts of the levels,
+// small mode and the due list (PQ6 implies it; the whole check has checked
+// each against the entries); the cached minimum (PQ8) unless finding the
+// minimum would walk more than limit entries; the records in use (PQ11).
 func (q *Queue[T]) checkCounts(touched uint64, limit int) error {
 	if err := q.checkRadix(touched, limit); err != nil {
 		return err
@@ -244,9 +229,9 @@ func (q *Queue[T]) checkCounts(touched uint64, limit int) error {
 // checkPQ10: the due list is in removal order and holds nothing above the
 // minimum: each entry names a record that is due (or still on level 0 with a
 // key below MinAllowedKey: CollectTo does not touch them), keys do not
-// decrease along the buffer, and none is above MinAllowedKey. The list is
-// non-empty only while a removal is under way or after a handler panicked.
-// Then its count is the number of live entries (PQ6).
+// decrease along the buffer, none is above MinAllowedKey; and its count is
+// its live entries (PQ6). It is non-empty only while a removal is under
+// way or after a handler panicked.
 func (q *Queue[T]) checkPQ10() error {
 	if q.duePos < 0 || q.duePos > len(q.dueBuf) {
 		return invariant.Errorf("PQ10", "due position %d outside [0, %d]", q.duePos, len(q.dueBuf))
@@ -275,29 +260,31 @@ func (q *Queue[T]) checkPQ10() error {
 }
 
 // checkRadix checks the radix heap (PQ15): its base is at most
-// MinAllowedKey; a bucket in touched (bit b for bucket b) of at most limit
-// entries is walked (checkBucketEntry) and its count is its live entries;
-// any other bucket's count is at most its entries (PQ15 implies it); a
-// bucket counting 0 has no entries, the occupancy word has bit b set iff
-// bucket b's count is not 0 (none at or above the number of buckets, at
-// most 63), and n is the sum of the counts.
+// MinAllowedKey; a bucket in touched (bit b) of at most limit entries is
+// walked (checkBucketEntry) and its count is its live entries; any other
+// bucket's count is at most its entries; a bucket counting 0 has none; the
+// occupancy word has bit b set iff bucket b's count is not 0 (and none at
+// or above the number of buckets); n is the sum of the counts.
 func (q *Queue[T]) checkRadix(touched uint64, limit int) error {
 	r := &q.rad
 	if r.last > q.minAllowed {
 		return invariant.Errorf("PQ15", "radix base %d above MinAllowedKey %d", r.last, q.minAllowed)
 	}
-	n, maxKey := 0, q.MaxAllowedKey()
+	n, maxKey := 0, int64(-1)
 	for b := range r.b {
 		bk := &r.b[b]
 		live, entries := int(bk.live), len(bk.e)
 		if touched>>b&1 == 1 && entries <= limit {
 			live = 0
 			for p := range bk.e {
-				ok, err := q.checkBucketEntry(b, p, maxKey)
+				if maxKey < 0 {
+					maxKey = q.MaxAllowedKey()
+				}
+				i, err := q.checkBucketEntry(b, p, maxKey)
 				if err != nil {
 					return err
 				}
-				if ok {
+				if i != 0 {
 					live++
 				}
 			}
@@ -315,38 +302,35 @@ func (q *Queue[T]) checkRadix(touched uint64, limit int) error {
 	return nil
 }
 
-// checkBucketEntry checks the entry at position p of bucket b of the radix
-// heap, if there is one and it is not a tombstone (PQ15): it names a record
-// in state 1 whose key is the entry's, within [MinAllowedKey, maxKey]
-// (maxKey is MaxAllowedKey()), in bucket bits.Len64(key XOR base) = b,
-// whose Next is b << 26 | p, found by its own handle (AP6). It reports
-// whether there was one.
-func (q *Queue[T]) checkBucketEntry(b, p int, maxKey int64) (bool, error) {
+// checkBucketEntry checks the entry at position p of bucket b, unless there
+// is none or it is a tombstone (PQ15): it names a record in state 1 whose
+// key is the entry's, within [MinAllowedKey, maxKey = MaxAllowedKey()], in
+// bucket bits.Len64(key XOR base) = b, whose Next is b << 26 | p. It
+// returns the record's index (0: none).
+func (q *Queue[T]) checkBucketEntry(b, p int, maxKey int64) (uint32, error) {
 	r := &q.rad
 	if b >= len(r.b) || p < 0 || p >= len(r.b[b].e) || r.b[b].e[p].idx == 0 {
-		return false, nil
+		return 0, nil
 	}
 	e := r.b[b].e[p]
 	if int(e.idx) > q.pool.Len() {
-		return false, invariant.Errorf("PQ15", "bucket %d position %d holds bad index %d", b, p, e.idx)
+		return 0, invariant.Errorf("PQ15", "bucket %d position %d holds bad index %d", b, p, e.idx)
 	}
 	rec := q.rec(e.idx)
 	if rec.State() != 1 || q.keyOf(rec) != e.key || rec.Next != rpos(b, p) ||
 		e.key < q.minAllowed || e.key > maxKey || r.bucketOf(e.key) != b {
-		return false, invariant.Errorf("PQ15", "bucket %d position %d: record %d (state %d, key %d, Next %#x) under key %d (bucket %d against base %d), allowed [%d, %d]",
+		return 0, invariant.Errorf("PQ15", "bucket %d position %d: record %d (state %d, key %d, Next %#x) under key %d (bucket %d against base %d), allowed [%d, %d]",
 			b, p, e.idx, rec.State(), q.keyOf(rec), rec.Next, e.key, r.bucketOf(e.key), r.last, q.minAllowed, maxKey)
 	}
-	return true, q.checkAP6(e.idx)
+	return e.idx, nil
 }
 
-// minimum returns the smallest key on the levels and in small mode (-1 when
-// they hold nothing), for PQ8, found as computeMinKey finds it (through the
-// bitmaps and the lowest bucket) but reading every key it needs from the
-// entries, and caching nothing. It reports false when that would walk a
-// slot or a bucket of more than limit entries. It reads the bitmaps and the
-// occupancy word, so on a queue whose PQ7 or PQ15 is broken the minimum it
-// finds may be wrong (the whole check has checked them before); on a valid
-// queue it is exact.
+// minimum returns the smallest key on the levels or in small mode (-1 when
+// they hold none), for PQ8, found as computeMinKey finds it (through the
+// bitmaps and the lowest bucket) but reading the keys from the entries and
+// caching nothing; false if that would walk more than limit entries. On a
+// queue whose PQ7 or PQ15 is broken it may be wrong (the whole check has
+// checked them before); on a valid queue it is exact.
 func (q *Queue[T]) minimum(limit int) (int64, bool) {
 	best := int64(math.MaxInt64)
 	if r := &q.rad; q.small && r.occ != 0 {
@@ -359,21 +343,19 @@ func (q *Queue[T]) minimum(limit int) (int64, bool) {
 				best = min(best, e.key)
 			}
 		}
+		return best, true
 	}
 	for l := range q.levels {
 		lv := &q.levels[l]
 		if q.small || lv.minKey > best {
 			break
 		}
-		if lv.slots == nil {
-			continue
-		}
 		start := lv.slot(lv.minKey)
 		s := lv.occupied.next(start)
 		if s < 0 {
 			s = lv.occupied.next(0)
 		}
-		if s < 0 {
+		if s < 0 || lv.slots == nil {
 			continue
 		}
 		dist := int64((uint64(s) - uint64(start)) & lv.mask)
@@ -395,30 +377,13 @@ func (q *Queue[T]) minimum(limit int) (int64, bool) {
 	return best, true
 }
 
-// checkPQ16Slot is PQ16's clause on the capacities of slot s of level l:
-// its back vector is its arena chunk or has capacity vecBase·2^k, and its
-// front vector has no capacity or such a one.
-func (q *Queue[T]) checkPQ16Slot(l, s int) error {
-	lv := &q.levels[l]
-	v := &lv.slots[s]
-	chunk := cap(v.back) == slotStart && len(lv.arena) == len(lv.slots)*slotStart &&
-		vecAddr(v.back) == vecAddr(lv.arena[s*slotStart:])
-	if !chunk && !vecCapOK(cap(v.back)) || cap(v.front) != 0 && !vecCapOK(cap(v.front)) {
-		return invariant.Errorf("PQ16", "level %d slot %d: back vector of capacity %d (its arena chunk: %v), front vector of capacity %d, want %d·2^k",
-			l, s, cap(v.back), chunk, cap(v.front), vecBase)
-	}
-	return nil
-}
-
 // checkPQ16: the slot vectors own their memory: an allocated level has an
-// arena of slotStart entries per slot; each slot's back vector is its own
-// arena chunk (starting at entry s·slotStart, capacity slotStart) or a
-// vector of capacity vecBase·2^k, and its front vector has no capacity
-// (nil) or is such a vector (checkPQ16Slot, which checkSlot runs on every
-// slot before); spare[k] holds only empty vectors of capacity vecBase·2^k;
-// and no two of these vectors and arenas share memory, so that no slot
-// writes into another's entries. Cost: O(slots + v log v) for v vectors
-// outside the arenas.
+// arena of slotStart entries per slot; the slots' vectors have the
+// capacities checkSlot allows (it has checked every slot);
+// spare[k] holds only empty vectors of capacity vecBase·2^k; and no two of
+// these vectors and arenas share memory, so that no slot writes into
+// another's entries. Cost: O(slots + v log v) for v vectors outside the
+// arenas.
 func (q *Queue[T]) checkPQ16() error {
 	var spans []vecSpan
 	for l := range q.levels {
