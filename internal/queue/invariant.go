@@ -97,10 +97,10 @@ func (q *Queue[T]) checkGeometry() error {
 	// PQ14: in small mode the levels hold nothing and the radix heap at most
 	// curCap elements, where 0 < smallCap <= curCap <= wideCap; out of it the
 	// radix heap is empty.
-	if !q.small && q.smallLen() != 0 || q.small && (held != 0 || q.smallCap <= 0 ||
-		q.curCap < q.smallCap || q.curCap > q.wideCap || q.smallLen() > q.curCap) {
+	if !q.small && q.rad.n != 0 || q.small && (held != 0 || q.smallCap <= 0 ||
+		q.curCap < q.smallCap || q.curCap > q.wideCap || q.rad.n > q.curCap) {
 		return invariant.Errorf("PQ14", "small mode %v holds %d, cap %d, allowed caps [%d, %d], elements on the levels %v",
-			q.small, q.smallLen(), q.curCap, q.smallCap, q.wideCap, held != 0)
+			q.small, q.rad.n, q.curCap, q.smallCap, q.wideCap, held != 0)
 	}
 	return nil
 }
