@@ -5,13 +5,11 @@ package queue
 import "github.com/gotimingwheel/timingwheel/internal/checked"
 
 // chkLog is checked mode's record of what the mutating calls since the
-// last check touched, for the local checks (checklocal.go): the slot and
-// bucket entries they wrote, the slots and buckets whose entries or counts
-// they changed, and the schedule of the whole check. The code that writes
-// a slot or a bucket notes it here in an `if checked.On` block. It only
-// grows while a call runs and is emptied by the check after it; a call
-// notes at most a few refs per element it puts, removes or moves, so the
-// local checks cost a constant per unit of the call's own work.
+// last check touched, for the local checks (checklocal.go), and the whole
+// check's schedule. The code that writes a slot or a bucket notes it here
+// in an `if checked.On` block; a call notes at most a few refs per element
+// it puts, removes or moves, so the local checks cost a constant per unit
+// of the call's own work. The check after the call empties it.
 type chkLog struct {
 	sched   checked.Sched
 	entries []chkRef // entries written: slot entries (l >= 0) and bucket entries (l = -1)
