@@ -189,16 +189,19 @@ func (q *Queue[T]) smallDel(i uint32, key int64) {
 
 // rcompact rewrites bucket b without tombstones, in order.
 func (q *Queue[T]) rcompact(b int) {
-	es := q.rad.b[b].e
+	bk := &q.rad.b[b]
 	w := 0
-	for _, e := range es {
+	for _, e := range bk.e {
 		if e.idx != 0 {
 			q.rec(e.idx).Next = rpos(b, w)
-			es[w] = e
+			bk.e[w] = e
 			w++
 		}
 	}
-	q.rad.b[b].e = es[:w]
+	bk.e, bk.live = bk.e[:w], uint32(w)
+	if w == 0 {
+		q.rad.occ &^= 1 << (b & 63) // as in smallPut
+	}
 	if checked.On {
 		q.chk.bucket(b)
 	}
@@ -481,30 +484,16 @@ func (q *Queue[T]) removeAtMinSmall(k, maxTime int64) {
 	if b > 0 {
 		q.rsplit(b, k) // k = MinAllowedKey: the base may be it
 	}
-	r := &q.rad
-	es := r.b[0].e
+	es := q.rad.b[0].e
 	chosen := q.scratch[:0]
-	w := 0
-	for _, e := range es {
-		switch {
-		case e.idx == 0:
-		case q.rec(e.idx).Time <= maxTime:
+	for j, e := range es {
+		if e.idx != 0 && q.rec(e.idx).Time <= maxTime {
 			chosen = append(chosen, e.idx)
-		default:
-			q.rec(e.idx).Next = rpos(0, w)
-			es[w] = e
-			w++
+			es[j].idx = 0
 		}
 	}
-	r.b[0].e = es[:w]
-	r.n -= len(chosen)
-	r.b[0].live = uint32(w)
-	if w == 0 {
-		r.occ &^= 1
-	}
-	if checked.On {
-		q.chk.bucket(0)
-	}
+	q.rad.n -= len(chosen)
+	q.rcompact(0) // the others keep their order
 	for _, i := range chosen {
 		q.toDue(i)
 	}
