@@ -46,13 +46,13 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 	r := q.rec(i)
 	if ahead && n != 0 { // ahead of nothing is the back
 		if len(v.front) == cap(v.front) {
-			v.front = q.grow(v.front, frontStart)
+			v.front = q.grow(v.front)
 		}
 		r.Next = frontBit | uint32(len(v.front))
 		v.front = append(v.front, i)
 	} else {
 		if len(v.back) == cap(v.back) {
-			v.back = q.grow(v.back, vecBase)
+			v.back = q.grow(v.back)
 		}
 		r.Next = uint32(len(v.back))
 		v.back = append(v.back, i)
@@ -70,12 +70,9 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 // of at least n >= 1.
 func vecClass(n int) int { return bits.Len(uint(n-1) / vecBase) }
 
-// grow returns a vector holding v's entries with room for at least one more:
-// of capacity minCap, or twice v's (each rounded up to vecBase·2^k), taken
-// from the spares when there is one. v goes to the spares (recycle).
-func (q *Queue[T]) grow(v []uint32, minCap int) []uint32 {
-	return q.growTo(v, max(minCap, 2*cap(v)))
-}
+// grow returns a vector holding v's entries with room for twice as many, at
+// least vecBase (growTo).
+func (q *Queue[T]) grow(v []uint32) []uint32 { return q.growTo(v, max(vecBase, 2*cap(v))) }
 
 // growTo returns a vector holding v's entries, of capacity vecBase·2^k >= n,
 // taken from the spares when there is one; v goes to the spares.

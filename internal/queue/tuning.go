@@ -18,11 +18,6 @@ const (
 	// compacted: a short walk over tombstones costs less than the rewrite.
 	compactMin = 32
 
-	// frontStart is a front vector's first capacity: a cascade puts a batch
-	// ahead in most slots it reaches, so starting larger saves the first
-	// doublings; chosen on HOLD at 1e5.
-	frontStart = 16
-
 	// slotStart is the capacity of the back vector each slot starts with,
 	// carved out of one allocation per level (its arena): a new level then
 	// allocates once, not once per slot, for 16 bytes per slot.
