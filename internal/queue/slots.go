@@ -18,8 +18,8 @@ const frontBit = 1 << 31
 // or a take reads of a slot sits in this one 64-byte struct, one cache line
 // on 64-bit targets.
 type slot struct {
-	front  []uint32 // put ahead by cascades into a non-empty slot; in order from the end
-	back   []uint32 // added, or cascaded into an empty slot; in order from the start
+	front  []uint32 // put ahead by cascades; in order from the end
+	back   []uint32 // added; in order from the start
 	minKey int64    // levels >= 1, occupied slot: its smallest key, or minUnknown (unused on level 0)
 	count  uint32   // live records (entries other than tombstones)
 }
@@ -44,7 +44,7 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 		q.compact(l, s)
 	}
 	r := q.rec(i)
-	if ahead && n != 0 { // ahead of nothing is the back
+	if ahead {
 		if len(v.front) == cap(v.front) {
 			v.front = q.grow(v.front)
 		}
