@@ -244,8 +244,8 @@ func (q *Queue[T]) rsplit(b int, m int64) {
 		nb := bits.Len64(uint64(e.key ^ m)) // below b: no bucket to add
 		bk := &bs[nb]
 		// rpos(nb, len(bk.e)) written out: the compiler does not inline
-		// rpos in this loop, and a call per element moved costs a
-		// main-job row 5% (see the commit message).
+		// rpos in this loop, and a call per element moved shows on
+		// HOLD-EXACT (figures in the commit message).
 		recs[e.idx].Next = uint32(nb)<<posBits | uint32(len(bk.e))
 		bk.e = append(bk.e, e)
 		bk.live++
