@@ -42,10 +42,6 @@ import (
 	"github.com/gotimingwheel/timingwheel/levelbits"
 )
 
-// prefetchBurst is how many due records FireDue and TakeDue touch at once,
-// ahead of firing them.
-const prefetchBurst = 16
-
 // MaxKey is the largest key (and time) a queue holds: 2^62 - 1.
 const MaxKey int64 = 1<<62 - 1
 
@@ -1079,9 +1075,6 @@ func (q *Queue[T]) cascadeRange(l, start, end int) {
 		}
 	}
 }
-
-// cascadeAhead is how many records moveAll touches ahead of the one it moves.
-const cascadeAhead = 32
 
 // moveAll moves down the records of a level-l slot vector idx, from the end
 // if reverse, skipping tombstones. It touches the records a window ahead

@@ -7,50 +7,19 @@ import (
 	"github.com/gotimingwheel/timingwheel/internal/pool"
 )
 
-// Every slot keeps its records' indices in contiguous vectors, not in linked
-// lists. Adds land in a slot, and fires and cascades walk one; with a linked
-// list each step is a serial cache miss (the next record's address is in the
-// current one), while with a vector the next indices are known in advance and
-// the CPU overlaps the misses. The same holds for the due list, a buffer.
-//
-// A slot's order is front, read from the end, then back, read from the
-// start. Adds append to back. A cascade puts each element ahead of everything
-// already in its new slot: it appends to front, or to back when the slot is
-// empty (ahead of nothing is the back, and back has capacity from the level's
-// arena), so back may hold cascaded elements too. A removed element leaves a
-// tombstone (index 0); a slot is compacted when tombstones outnumber its
-// elements three to one (compactRatio), and emptied when its last element
-// leaves or it is fired or cascaded. A record's Next holds its position: the
-// index in back, or frontBit | the index in front.
-//
-// The vectors are recycled. A back vector starts in its slot's chunk of the
-// level's arena (slotStart entries); a vector grows by doubling, to
-// capacities vecBase·2^k, and takes its new array from the queue's spare
-// vectors when one of that capacity is there. A slot that empties gives
-// its vectors larger than 32 entries to the spares (vacate; the back
-// vector returns to its arena chunk), and a growth gives the array it
-// leaves. So the large vectors are shared: their memory is, for each
-// capacity, the most the slots and the growths in flight have needed at
-// once (the spares keep that many), not the sum of each slot's own peak,
-// and a wheel that has seen its largest load allocates nothing more. Kept
-// per slot instead, the large vectors that move among the slots as the
-// minimum sweeps the levels would give every slot, one by one, a large
-// vector of its own, and a HOLD wheel many times the memory per alarm
-// (PQ16).
+// The slots' vectors and their recycling: docs/design.md, "Levels and
+// slots" and "Slot vectors are recycled"; invariants PQ5 and PQ16.
 
+// frontBit marks, in a record's Next, a position in its slot's front vector.
 const frontBit = 1 << 31
 
-// slot is one slot of a level.
-//
-// Everything a put, a removal or a take reads of one slot sits in this one
-// 64-byte struct, one cache line on 64-bit targets when the level's slot
-// array is line-aligned (Go allocates arrays of 32 KiB or more, such as a
-// level of 512 slots or more, page-aligned), rather than in parallel
-// per-level arrays of counts and minima, which cost a cache miss each on a
-// random slot.
+// slot is one slot of a level: its elements in order, front (read from the
+// end) then back (from the start), with tombstones (0). All a put, a removal
+// or a take reads of a slot sits in this one 64-byte struct, one cache line
+// on 64-bit targets.
 type slot struct {
-	front  []uint32 // put ahead by cascades into a non-empty slot; in order from the end
-	back   []uint32 // added, or cascaded into an empty slot; in order from the start
+	front  []uint32 // put ahead by cascades; in order from the end
+	back   []uint32 // added; in order from the start
 	minKey int64    // levels >= 1, occupied slot: its smallest key, or minUnknown (unused on level 0)
 	count  uint32   // live records (entries other than tombstones)
 }
@@ -66,40 +35,30 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 	if lv.slots == nil {
 		q.allocLevel(l)
 	}
-	if l > 0 {
-		// The slot's cached minimum: the key itself in an empty slot, else
-		// the smaller of the two, unless it is unknown.
-		if m := lv.slots[s].minKey; lv.slots[s].count == 0 || m != minUnknown && key < m {
-			lv.slots[s].minKey = key
-		}
-	}
 	v := &lv.slots[s]
+	if l > 0 && (v.count == 0 || v.minKey != minUnknown && key < v.minKey) {
+		v.minKey = key
+	}
 	n := len(v.front) + len(v.back)
-	if n >= 32 && n > compactRatio*int(lv.slots[s].count) {
+	if n >= compactMin && n > compactRatio*int(v.count) {
 		q.compact(l, s)
 	}
 	r := q.rec(i)
-	// Ahead of nothing is the back: a cascade into an empty slot (the common
-	// case: a slot's elements spread over many lower slots) then uses the
-	// back vector, carved from the level's arena, instead of growing the
-	// slot's front vector from nothing (an allocation, and a scattered one).
-	if ahead && n != 0 {
+	if ahead {
 		if len(v.front) == cap(v.front) {
-			// A cascade puts a batch ahead in most slots it reaches: a
-			// front vector starts at frontStart.
-			v.front = q.grow(v.front, frontStart)
+			v.front = q.grow(v.front)
 		}
 		r.Next = frontBit | uint32(len(v.front))
 		v.front = append(v.front, i)
 	} else {
 		if len(v.back) == cap(v.back) {
-			v.back = q.grow(v.back, vecBase)
+			v.back = q.grow(v.back)
 		}
 		r.Next = uint32(len(v.back))
 		v.back = append(v.back, i)
 	}
 	r.SetState(uint8(l + 1))
-	lv.slots[s].count++
+	v.count++
 	lv.occupied.set(s)
 	lv.length++
 	if checked.On {
@@ -107,60 +66,13 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 	}
 }
 
-// compactRatio: a slot of 32 entries or more is compacted when it holds more
-// than compactRatio entries per element, so when tombstones outnumber its
-// elements compactRatio-1 to one. A compaction writes the position of every
-// element it keeps into the element's record, a cache miss each in a large
-// wheel; waiting for three tombstones per element instead of one makes
-// those writes a third as many (TIMEOUT removes most of what it adds).
-// The price is memory in slots that see removals: after a put, a slot holds
-// at most 3 tombstones per element instead of 1 (12 bytes instead of 4), and
-// its vector keeps that capacity. Removals alone never compact, under either
-// rule: a slot emptied by removals but for one element keeps every tombstone
-// until its next put.
-const compactRatio = 4
-
-// frontStart is the capacity a slot's front vector starts with when a
-// cascade first puts an element ahead in it.
-const frontStart = 16
-
-// slotStart is the capacity of the back vector every slot starts with, carved
-// out of one allocation per level (the level's arena) so that a new wheel
-// does not allocate once per slot.
-const slotStart = 4
-
-// vecBase is the smallest capacity of a vector outside the arenas: every such
-// vector has capacity vecBase·2^k for some k >= 0, and q.spare[k] holds the
-// spare ones of that capacity.
-const vecBase = 8
-
-// keepBack and keepFront are the largest back and front vectors a slot keeps
-// when it empties; larger ones go to the spares. A slot that holds a few
-// dozen elements in each turn of the wheel (HOLD at 1e4 alarms: about 10
-// per level-0 slot near the minimum, some put ahead by cascades) would
-// otherwise take two or three vectors from the spares and give them back
-// in every turn. What a slot keeps, at most 256 bytes, is allocated once per
-// slot; the vectors that a few slots at a time need, the large ones, move.
-const (
-	keepBack  = 32
-	keepFront = 32
-)
-
 // vecClass returns the k for which vecBase·2^k is the smallest such capacity
-// of at least n.
-func vecClass(n int) int {
-	if n <= vecBase {
-		return 0
-	}
-	return bits.Len(uint(n-1)) - 3 // vecBase = 2^3
-}
+// of at least n >= 1.
+func vecClass(n int) int { return bits.Len(uint(n-1) / vecBase) }
 
-// grow returns a vector holding v's entries with room for at least one more:
-// of capacity minCap, or twice v's (each rounded up to vecBase·2^k), taken
-// from the spares when there is one. v goes to the spares (recycle).
-func (q *Queue[T]) grow(v []uint32, minCap int) []uint32 {
-	return q.growTo(v, max(minCap, 2*cap(v)))
-}
+// grow returns a vector holding v's entries with room for twice as many, at
+// least vecBase (growTo).
+func (q *Queue[T]) grow(v []uint32) []uint32 { return q.growTo(v, max(vecBase, 2*cap(v))) }
 
 // growTo returns a vector holding v's entries, of capacity vecBase·2^k >= n,
 // taken from the spares when there is one; v goes to the spares.
@@ -187,7 +99,7 @@ func (q *Queue[T]) recycle(v []uint32) {
 	if c <= slotStart {
 		return
 	}
-	k := bits.TrailingZeros(uint(c)) - 3
+	k := vecClass(c)
 	for len(q.spare) <= k {
 		q.spare = append(q.spare, nil)
 	}
@@ -196,22 +108,12 @@ func (q *Queue[T]) recycle(v []uint32) {
 
 // vacate gives the grown vectors of slot s of level lv, which holds no
 // element any more, to the spares, and points its back vector at its arena
-// chunk again; a back vector of up to keepBack entries and a front vector of
-// up to keepFront stay.
+// chunk again.
 func (q *Queue[T]) vacate(lv *level, s int) {
 	v := &lv.slots[s]
-	if cap(v.front) > keepFront {
-		q.recycle(v.front)
-		v.front = nil
-	} else {
-		v.front = v.front[:0]
-	}
-	if cap(v.back) > keepBack {
-		q.recycle(v.back)
-		v.back = lv.chunk(s)
-	} else {
-		v.back = v.back[:0]
-	}
+	q.recycle(v.front)
+	q.recycle(v.back)
+	v.front, v.back = nil, lv.chunk(s)
 }
 
 // chunk returns slot s's chunk of the level's arena, empty.

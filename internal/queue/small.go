@@ -10,61 +10,9 @@ import (
 	"github.com/gotimingwheel/timingwheel/internal/checked"
 )
 
-// Small mode. A queue that holds few elements keeps them in a radix heap
-// instead of on the levels (Ahuja, Mehlhorn, Orlin and Tarjan,
-// 1990, a monotone priority queue, of which the levels are a
-// generalisation). The levels' slot arrays (2^b_i slots each, 64 bytes a
-// slot) cost kilobytes per level before the first element, and an element
-// whose key lies beyond level 0's range is moved down once or more, with a
-// cache miss on a slot and on the record each time, before it is removed.
-//
-// The radix heap has a base, last, at most every key it holds and every key
-// an Add may bring (last <= MinAllowedKey), and up to 63 buckets: an element
-// of key k sits in bucket bits.Len64(k XOR last), so bucket 0 holds the
-// elements of key last and bucket b > 0 those whose highest bit differing
-// from last is bit b-1. An Add is an append to one bucket. The smallest key
-// is in the lowest occupied bucket (a 64-bit occupancy word finds it); when
-// CollectTo needs it, the bucket's elements are redistributed against the
-// bucket's smallest key, which becomes the new base: each goes to a strictly
-// lower bucket, and the buckets above keep their elements (they differ from
-// the old and the new base in the same highest bit). An element moves only
-// when the minimum reaches its bucket, at most once per bucket. A lowest
-// bucket of one element is not redistributed: the element is taken and its
-// key becomes the base (rtakeLone).
-//
-// Each entry keeps its key beside its record index, 16 bytes (12 where int
-// is 32 bits), so that
-// finding a bucket's minimum and redistributing it read no record (a move
-// writes the record's Next, its new position). A bucket is kept in the
-// order its entries came in: every element of a key is in
-// one bucket (the bucket is a function of the key), an Add appends, and a
-// redistribution moves a bucket's entries in order to the ends of lower
-// buckets, which hold no element of their keys; so within a key, elements
-// leave in the order they were added or changed (PQ-ORDER). A removal leaves
-// a tombstone (index 0) and the record's Next names its entry: bucket << 26 |
-// position. A bucket is compacted when tombstones outnumber its elements.
-//
-// The queue starts in small mode when its level 0 is large enough for the
-// levels to cost more than the radix heap (smallCapFor). An Add that finds
-// the radix heap full (curCap elements) either doubles curCap, up to
-// wideCapFor(b_0), when more than half the keys lie beyond level 0's range
-// (on the levels most elements would be moved down at least once: the radix
-// heap is cheaper), or else spills: it moves every element to the levels,
-// each key's in order, and leaves small mode (keys within level 0's range go
-// straight to their slot and never move, which the radix heap cannot beat).
-// curCap goes back to smallCap whenever small mode empties, and the queue
-// returns to small mode, with curCap at smallCap, at the first Add after the
-// levels have emptied. MaxAllowedKey follows MinAllowedKey in both modes, so
-// which mode a queue is in changes no result; in small mode the levels'
-// geometry itself is brought up only when something reads it (syncLevels).
-// The levels' slot arrays, once
-// allocated, are kept (a queue that goes back and forth allocates nothing
-// more); Shrink releases them.
-//
-// The elements' records are in state 1, as if on level 0, so the due-list
-// test (isDue: state 1 and a key below MinAllowedKey) applies to elements
-// CollectTo takes out of bucket 0 without touching their records, as it
-// does to level 0's.
+// Small mode: a queue that holds few elements keeps them in a radix heap
+// instead of on the levels. How it works, its caps and why:
+// docs/design.md, "Small mode"; invariants PQ14 and PQ15.
 
 // posBits is how many bits of a record's Next hold its position in its
 // bucket; the bucket number is above them.
@@ -113,13 +61,6 @@ func (r *radix) reach(b int) {
 	clear(r.b[n:])
 }
 
-// smallMax is the most elements small mode holds however its keys lie.
-const smallMax = 128
-
-// wideMax is the most elements small mode holds while most of its keys lie
-// beyond level 0.
-const wideMax = 1 << 15
-
 // smallCapFor returns how many elements small mode holds for a level 0 of
 // 2^b0 slots, however the keys lie: up to one eighth of the slots, at most
 // smallMax, and 0 (no small mode) below 8 slots, where the levels are small
@@ -164,13 +105,10 @@ func (q *Queue[T]) makeRoom() bool {
 	return true
 }
 
-// syncLevels brings the levels' geometry up to MinAllowedKey. Small mode
-// leaves it behind as MinAllowedKey grows (the levels hold nothing, and
-// laying them out anew at every advance cost a tenth of an event at SPARSE);
-// whatever reads it in small mode (makeRoom, spill) calls this first, and
-// MaxAllowedKey computes what it would be. The layout is a function of level
-// 0's minimum alone, so bringing it up once equals bringing it up at every
-// step.
+// syncLevels brings the levels' geometry, which small mode lets lag,
+// up to MinAllowedKey; whatever reads it in small mode (makeRoom, spill)
+// calls this first. The layout is a function of level 0's minimum alone, so
+// bringing it up once equals bringing it up at every step.
 func (q *Queue[T]) syncLevels() {
 	if q.levels[0].minKey < q.minAllowed {
 		q.setMin(q.minAllowed) // the levels hold nothing: no cascade
@@ -215,7 +153,7 @@ func (q *Queue[T]) smallPut(i uint32, key int64) {
 	r.occ |= 1 << (b & 63) // b < 64; the mask spares Go's check for shifts of 64 or more
 	r.n++
 	if checked.On {
-		q.chk.bucketEntry(b, int(rec.Next&(1<<posBits-1)))
+		q.chk.bucketEntry(b, len(bk.e)-1)
 	}
 }
 
@@ -241,7 +179,7 @@ func (q *Queue[T]) smallDel(i uint32, key int64) {
 	if bk.live == 0 {
 		bk.e = bk.e[:0]
 		r.occ &^= 1 << b
-	} else if n := len(bk.e); n >= 32 && n > 2*int(bk.live) {
+	} else if n := len(bk.e); n >= compactMin && n > 2*int(bk.live) {
 		q.rcompact(b)
 	}
 	if checked.On {
@@ -251,16 +189,19 @@ func (q *Queue[T]) smallDel(i uint32, key int64) {
 
 // rcompact rewrites bucket b without tombstones, in order.
 func (q *Queue[T]) rcompact(b int) {
-	es := q.rad.b[b].e
+	bk := &q.rad.b[b]
 	w := 0
-	for _, e := range es {
+	for _, e := range bk.e {
 		if e.idx != 0 {
 			q.rec(e.idx).Next = rpos(b, w)
-			es[w] = e
+			bk.e[w] = e
 			w++
 		}
 	}
-	q.rad.b[b].e = es[:w]
+	bk.e, bk.live = bk.e[:w], uint32(w)
+	if w == 0 {
+		q.rad.occ &^= 1 << (b & 63) // as in smallPut
+	}
 	if checked.On {
 		q.chk.bucket(b)
 	}
@@ -302,8 +243,9 @@ func (q *Queue[T]) rsplit(b int, m int64) {
 		}
 		nb := bits.Len64(uint64(e.key ^ m)) // below b: no bucket to add
 		bk := &bs[nb]
-		// rpos(nb, len(bk.e)), spelled out: it saves a call per element
-		// in this loop, which small mode runs on every split.
+		// rpos(nb, len(bk.e)) written out: the compiler does not inline
+		// rpos in this loop, and a call per element moved shows on
+		// HOLD-EXACT (figures in the commit message).
 		recs[e.idx].Next = uint32(nb)<<posBits | uint32(len(bk.e))
 		bk.e = append(bk.e, e)
 		bk.live++
@@ -347,33 +289,8 @@ func (q *Queue[T]) rtake0() int {
 	return c
 }
 
-// rtakeLone takes the one element of bucket b > 0, whose key is m, to the
-// due buffer, and makes m the base: what rsplit(b, m) and rtake0 would do,
-// without moving the element to bucket 0 first. The buckets above b keep
-// their elements (rsplit's reasoning). Where few keys are spread wide the
-// lowest bucket often holds one element (HOLD-EXACT at small sizes).
-func (q *Queue[T]) rtakeLone(b int, m int64) int {
-	r := &q.rad
-	bk := &r.b[b]
-	for _, e := range bk.e {
-		if e.idx != 0 {
-			q.dueBuf = append(q.dueBuf, e.idx)
-			break
-		}
-	}
-	bk.e, bk.live = bk.e[:0], 0
-	r.occ &^= 1 << (b & 63) // as in smallPut
-	r.n--
-	r.last = m
-	if checked.On {
-		q.chk.bucket(b)
-	}
-	return 1
-}
-
 // collectSmall is CollectTo in small mode: the due elements are bucket 0's,
-// after splitting the lowest bucket while it holds keys below key, or the
-// lowest bucket's one element (rtakeLone).
+// after splitting the lowest bucket while it holds keys below key.
 func (q *Queue[T]) collectSmall(key int64, limit int) int64 {
 	n := 0
 	for {
@@ -392,14 +309,10 @@ func (q *Queue[T]) collectSmall(key int64, limit int) int64 {
 			key = k
 			break
 		}
-		if b > 0 && q.rad.b[b].live == 1 {
-			n += q.rtakeLone(b, k) // k < key, as below
-		} else {
-			if b > 0 {
-				q.rsplit(b, k) // k < key: the new base stays at most MinAllowedKey
-			}
-			n += q.rtake0()
+		if b > 0 {
+			q.rsplit(b, k) // k < key: the new base stays at most MinAllowedKey
 		}
+		n += q.rtake0()
 		q.minValid = false
 	}
 	q.dueLen += n
@@ -491,13 +404,9 @@ func (q *Queue[T]) smallBytes() int {
 
 // spill leaves small mode: it moves the elements bucket by bucket, each
 // bucket's in order, to the back of their slots on the lowest level covering
-// each (as Add puts them). The buckets hold disjoint key ranges and a key's
-// elements share one bucket in insertion order, so every key's elements sit
-// on one level in insertion order; a slot takes distinct keys in any order,
-// so there is nothing to sort (a stable sort of the 2^15 elements small mode
-// may hold took a tenth of the time of a new simclock with 1e5 timers).
-// Placing reads and writes only the levels and the records, so the buckets
-// are emptied after.
+// each (as Add puts them), so every key's elements sit on one level in
+// insertion order, unsorted (docs/design.md, "Spill"). Placing reads and
+// writes only the levels and the records, so the buckets are emptied after.
 func (q *Queue[T]) spill() {
 	q.syncLevels()
 	q.small = false
@@ -550,30 +459,16 @@ func (q *Queue[T]) removeAtMinSmall(k, maxTime int64) {
 	if b > 0 {
 		q.rsplit(b, k) // k = MinAllowedKey: the base may be it
 	}
-	r := &q.rad
-	es := r.b[0].e
+	es := q.rad.b[0].e
 	chosen := q.scratch[:0]
-	w := 0
-	for _, e := range es {
-		switch {
-		case e.idx == 0:
-		case q.rec(e.idx).Time <= maxTime:
+	for j, e := range es {
+		if e.idx != 0 && q.rec(e.idx).Time <= maxTime {
 			chosen = append(chosen, e.idx)
-		default:
-			q.rec(e.idx).Next = rpos(0, w)
-			es[w] = e
-			w++
+			es[j].idx = 0
 		}
 	}
-	r.b[0].e = es[:w]
-	r.n -= len(chosen)
-	r.b[0].live = uint32(w)
-	if w == 0 {
-		r.occ &^= 1
-	}
-	if checked.On {
-		q.chk.bucket(0)
-	}
+	q.rad.n -= len(chosen)
+	q.rcompact(0) // the others keep their order
 	for _, i := range chosen {
 		q.toDue(i)
 	}

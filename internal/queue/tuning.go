@@ -1,0 +1,58 @@
+package queue
+
+// The tuned constants of the queue, in one place: each says what it trades
+// and how its value was chosen. The measurements are in the commit messages
+// that set or kept them; docs/design.md describes the mechanisms.
+
+// Slot vectors (slots.go) and buckets (small.go).
+const (
+	// compactRatio: a slot of compactMin entries or more is compacted when
+	// it holds more than compactRatio entries per element. Fewer compactions
+	// (each rewrites every kept element's record) for more tombstones kept;
+	// 4 instead of 2 (tombstones outnumber elements) measured on TIMEOUT,
+	// which removes most of what it adds.
+	compactRatio = 4
+
+	// compactMin: slots and buckets of fewer entries are never compacted:
+	// walking a few tombstones costs less than rewriting the slot.
+	compactMin = 32
+
+	// slotStart is the capacity of the back vector each slot starts with,
+	// carved out of one allocation per level (its arena): one allocation per
+	// level instead of one per slot first used, for 16 bytes per slot.
+	slotStart = 4
+
+	// vecBase is the smallest capacity of a grown vector; grown vectors have
+	// capacities vecBase·2^k, the classes of the spares. The smallest class
+	// above slotStart.
+	vecBase = 8
+)
+
+// Small mode (small.go).
+const (
+	// smallMax is the most elements small mode holds however its keys lie:
+	// the radix heap instead of the levels' slot arrays, which cost
+	// kilobytes per level before the first element; narrow keys beyond it
+	// go to the levels, where they never move. Measured on HOLD and
+	// HOLD-EXACT at 100 and 1000.
+	smallMax = 128
+
+	// wideMax is the most elements small mode holds while most of its keys
+	// lie beyond level 0, where the levels would move each down at least
+	// once: fewer moves for a larger radix heap to spill. Measured on
+	// HOLD-EXACT at 1000 and 10000 and SPARSE.
+	wideMax = 1 << 15
+)
+
+// Cache warming (queue.go).
+const (
+	// prefetchBurst is how many due records FireDue and TakeDue touch ahead
+	// of firing them, so that their cache misses overlap: more overlaps more
+	// misses but touches records a handler may evict first. Measured on
+	// HOLD at 1e5.
+	prefetchBurst = 16
+
+	// cascadeAhead is how many records moveAll touches ahead of the one it
+	// moves: the same trade for cascades. Measured on HOLD-EXACT at 1e5.
+	cascadeAhead = 32
+)
