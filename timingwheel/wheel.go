@@ -704,20 +704,9 @@ func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T]
 // clock back, and an alarm a handler adds at Now() fires at the next Step.
 // On an empty wheel Step changes nothing and returns false, so, unlike
 // AdvanceClockStopAtNextAlarm(MaxTime, ...), it never moves the clock past
-// the last alarm. The simulation loop reads the next event's exact time,
-// stops at the end of the run, and steps:
-//
-//	for {
-//		t, ok := w.MinAlarmTimeInMinInterval()
-//		if !ok || t.After(end) {
-//			break
-//		}
-//		w.Step(handle)
-//	}
-//
-// or, with no end, for w.Step(handle) {}. Cost: O(levels + alarms fired +
-// alarms moved down a level + alarms sharing a slot with the earliest
-// alarm).
+// the last alarm. The simulation loop is in the package doc (Simulation).
+// Cost: O(levels + alarms fired + alarms moved down a level + alarms sharing
+// a slot with the earliest alarm).
 func (w *Wheel[T]) Step(fired func(Fired[T])) bool {
 	if w.q.Len() == 0 {
 		return false

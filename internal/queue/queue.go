@@ -1,12 +1,16 @@
 // Package queue is the hierarchical timing-wheel priority queue behind
-// package priorityqueue (its public face) and package timingwheel (which
-// also uses what only a wheel needs: times beside keys, NewTimed, the two
-// halves of an increase, CollectTo and FireDue, and RemoveAtMinKey). It is
-// the port of the Priority_queue inside Jane Street's OCaml Timing_wheel,
-// with the same level geometry and arithmetic, occupancy bitmaps so that no
-// operation scans empty slots, and a total order on removal. Package
-// priorityqueue's doc states the semantics and the handler rules; this one
-// states the layout.
+// package priorityqueue (its public face), package timingwheel and simclock's
+// wheel. It is the port of the Priority_queue inside Jane Street's OCaml
+// Timing_wheel, with the same level geometry and arithmetic, occupancy
+// bitmaps so that no operation scans empty slots, and a total order on
+// removal. Package priorityqueue's doc states the semantics and the handler
+// rules; this one states the layout. docs/design.md has the long form.
+//
+// Each element carries a time t in [0, MaxKey] and is keyed by t >> Shift()
+// (NewTimed; with New the shift is 0 and the time is the key). Every
+// operation has one entry point that checks its input: Add, Change, Remove,
+// Lookup, MinKey, MinElt and MinTimes, IncreaseMinAllowedKey, whose two
+// halves CollectTo and FireDue a wheel calls apart, and RemoveAtMinKey.
 //
 // # Layout
 //
@@ -22,6 +26,18 @@
 // so the ranges leave no gap. A key k lives in slot (k >> s_i) mod 2^b_i of
 // its level; a slot holds its records' indices in vectors, in order (see
 // slots.go), and a bitmap per level marks the slots that hold any.
+//
+// Small mode (small.go): a queue with few elements keeps them in a radix
+// heap instead, bucketed by the highest bit in which a key differs from the
+// heap's base (at most MinAllowedKey), and the levels hold nothing; their
+// geometry is brought up to MinAllowedKey only when the queue leaves small
+// mode (it spills when the heap is full) or a query needs it.
+//
+// The due list: the elements an increase or RemoveAtMinKey has taken out,
+// in removal order, waiting for FireDue to hand them to the removal handler
+// one by one. It holds record indices, with zeros for the ones removed
+// meanwhile; a handler that panics leaves the rest there, and they come
+// first in every query and drain after.
 //
 // The removal handlers of IncreaseMinAllowedKey, RemoveAtMinKey and FireDue
 // follow the rules in package priorityqueue's doc ("Removal handlers").
@@ -77,6 +93,18 @@ type level struct {
 func (lv *level) slot(key int64) int { return int((uint64(key) >> lv.shift) & lv.mask) }
 
 func (lv *level) alignDown(key int64) int64 { return key &^ (lv.keysPerSlot - 1) }
+
+// nextOccupied returns the first occupied slot of lv from key's slot on, in
+// key order (wrapping around the level), and the first key that slot covers
+// from key on. The level must hold an element.
+func (lv *level) nextOccupied(key int64) (int, int64) {
+	start := lv.slot(key)
+	s := lv.occupied.next(start)
+	if s < 0 {
+		s = lv.occupied.next(0)
+	}
+	return s, lv.alignDown(key) + int64((uint64(s)-uint64(start))&lv.mask)<<lv.shift
+}
 
 // minAfter is the original's compute_min_allowed_key: the largest slot-aligned
 // minimum that leaves no gap after a lower level ending at prevMax.
@@ -206,28 +234,18 @@ func NewTimed[T any](lb levelbits.LevelBits, capacity int, shift uint) *Queue[T]
 	q := &Queue[T]{pool: pool.NewPool[T](capacity), shift: shift}
 	q.levels = make([]level, lb.Len())
 	var bitsPerSlot uint
-	nextMin := int64(0)
 	for i := range q.levels {
 		b := uint(lb.At(i))
 		lv := &q.levels[i]
-		lv.bits, lv.shift = b, bitsPerSlot
-		lv.mask = 1<<b - 1
-		lv.keysPerSlot = 1 << bitsPerSlot
-		if b+bitsPerSlot >= 62 {
-			lv.span = MaxKey
-		} else {
+		lv.bits, lv.shift, lv.mask, lv.keysPerSlot = b, bitsPerSlot, 1<<b-1, 1<<bitsPerSlot
+		lv.span = MaxKey
+		if b+bitsPerSlot < 62 {
 			lv.span = 1<<(b+bitsPerSlot) - 1
 		}
-		lv.minKey = lv.alignDown(nextMin)
-		lv.maxKey = addClamp(lv.minKey, lv.span)
-		if lv.maxKey == MaxKey {
-			nextMin = MaxKey
-		} else {
-			nextMin = lv.maxKey + 1
-		}
+		lv.minKey = -1 // no range yet: setMin lays out every level
 		bitsPerSlot += b
 	}
-	q.setReach()
+	q.setMin(0)
 	q.smallCap = smallCapFor(q.levels[0].bits)
 	q.wideCap = wideCapFor(q.levels[0].bits)
 	if q.smallCap > 0 {
@@ -524,13 +542,7 @@ func (q *Queue[T]) computeMinKey() int64 {
 		if lv.length == 0 {
 			continue
 		}
-		start := lv.slot(lv.minKey)
-		s := lv.occupied.next(start)
-		if s < 0 {
-			s = lv.occupied.next(0)
-		}
-		dist := int64((uint64(s) - uint64(start)) & lv.mask)
-		slotMin := lv.alignDown(lv.minKey) + dist<<lv.shift
+		s, slotMin := lv.nextOccupied(lv.minKey)
 		if slotMin >= best {
 			continue
 		}
@@ -618,13 +630,6 @@ func (q *Queue[T]) MinTimes(due bool) (lo, hi int64, ok bool) {
 	if !ok {
 		return 0, 0, false
 	}
-	lo, hi = q.keyTimes(k, due)
-	return lo, hi, true
-}
-
-// keyTimes returns the smallest and largest time among the elements with key
-// k on the levels and, with due, in the due list.
-func (q *Queue[T]) keyTimes(k int64, due bool) (lo, hi int64) {
 	lo, hi = math.MaxInt64, math.MinInt64
 	note := func(i uint32) bool {
 		if r := q.rec(i); q.keyOf(r) == k {
@@ -646,7 +651,7 @@ func (q *Queue[T]) keyTimes(k int64, due bool) (lo, hi int64) {
 			q.each(l, lv.slot(k), note)
 		}
 	}
-	return lo, hi
+	return lo, hi, true
 }
 
 // IncreaseMinAllowedKey raises MinAllowedKey to key and removes every element
@@ -746,12 +751,7 @@ func (q *Queue[T]) levelsAboveMin() int64 {
 func (q *Queue[T]) collectLevel0(from, key int64, n, limit int) (int64, int) {
 	lv := &q.levels[0]
 	for lv.length > 0 {
-		start := lv.slot(from)
-		s := lv.occupied.next(start)
-		if s < 0 {
-			s = lv.occupied.next(0)
-		}
-		k := from + int64((uint64(s)-uint64(start))&lv.mask)
+		s, k := lv.nextOccupied(from)
 		if k >= key || limit > 0 && n >= limit {
 			if k < q.levelsAboveMin() {
 				q.minKey, q.minValid = k, true
@@ -789,7 +789,9 @@ func (q *Queue[T]) FireDue(removed func(Element[T])) (n int) {
 			// Touch the next records together, so that their cache misses
 			// overlap, rather than one by one between handlers (see touch).
 			warm = min(q.duePos+prefetchBurst, len(q.dueBuf))
-			q.touch(q.dueBuf[q.duePos:warm])
+			if warm-q.duePos > 1 { // one record gains nothing: it is read next
+				q.touch(q.dueBuf[q.duePos:warm])
+			}
 		}
 		i := q.dueBuf[q.duePos]
 		q.duePos++
