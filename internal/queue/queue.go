@@ -574,16 +574,21 @@ func (q *Queue[T]) slotMin(l, s int) int64 {
 	return m
 }
 
-// firstWithKey returns the element that removal would take first among those
-// with key k: the due list's head, or else the first element with key k on the
-// highest level that holds one (older elements of a key sit on higher levels).
-func (q *Queue[T]) firstWithKey(k int64) uint32 {
-	if h := q.dueHead(); h != 0 {
-		return h
+// MinElt returns the element IncreaseMinAllowedKey would remove first: the
+// smallest key, and among those the earliest added or changed. False when the
+// queue is empty. Cost: as MinKey, plus a walk of the slots holding that key.
+func (q *Queue[T]) MinElt() (pool.Handle, bool) {
+	k, ok := q.MinKey()
+	switch h := q.dueHead(); {
+	case !ok:
+		return pool.Handle{}, false
+	case h != 0: // the due list comes first
+		return q.pool.Handle(h), true
+	case q.small:
+		return q.pool.Handle(q.smallFirstWithKey(k)), true
 	}
-	if q.small {
-		return q.smallFirstWithKey(k)
-	}
+	// Older elements of a key sit on higher levels: the first on the highest
+	// level that holds one.
 	for l := len(q.levels) - 1; l >= 0; l-- {
 		lv := &q.levels[l]
 		if lv.length == 0 || k < lv.minKey || k > lv.maxKey {
@@ -597,21 +602,10 @@ func (q *Queue[T]) firstWithKey(k int64) uint32 {
 			return first == 0
 		})
 		if first != 0 {
-			return first
+			return q.pool.Handle(first), true
 		}
 	}
-	return 0
-}
-
-// MinElt returns the element IncreaseMinAllowedKey would remove first: the
-// smallest key, and among those the earliest added or changed. False when the
-// queue is empty. Cost: as MinKey, plus a walk of the slots holding that key.
-func (q *Queue[T]) MinElt() (pool.Handle, bool) {
-	k, ok := q.MinKey()
-	if !ok {
-		return pool.Handle{}, false
-	}
-	return q.pool.Handle(q.firstWithKey(k)), true
+	return pool.Handle{}, false // unreachable: an element holds key k
 }
 
 // MinTimes returns the smallest and largest time among the elements with the
@@ -963,20 +957,11 @@ func (q *Queue[T]) moveDown(l int, i uint32) {
 // and whose time is <= maxTime, calling removed for each; the timing wheel's
 // FirePastAlarms. The elements it removes are fixed before any handler runs:
 // first those a panicking handler left due (they come first in key order),
-// then the chosen ones, oldest first. So elements that removed adds are never
-// removed by this call, whatever the queue held when it was called (see
-// Removal handlers in the package doc).
+// then the chosen ones, oldest first, which it moves to the due list before
+// FireDue fires it. So elements that removed adds are never removed by this
+// call, whatever the queue held when it was called (see Removal handlers in
+// the package doc).
 func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) {
-	q.dueAtMinKey(maxTime)
-	q.FireDue(removed)
-	if checked.On {
-		q.checkAfter("RemoveAtMinKey", maxTime)
-	}
-}
-
-// dueAtMinKey moves the elements whose key is MinAllowedKey() and whose time
-// is <= maxTime to the due list, in order.
-func (q *Queue[T]) dueAtMinKey(maxTime int64) {
 	// Below MaxKey every element with key MinAllowedKey is on level 0; at
 	// MaxKey older ones may stay on higher levels, whose slots holding MaxKey
 	// never pass. Older elements sit higher, so take from the top down.
@@ -1002,6 +987,10 @@ func (q *Queue[T]) dueAtMinKey(maxTime int64) {
 			q.toDue(i)
 		}
 		q.scratch = chosen[:0]
+	}
+	q.FireDue(removed)
+	if checked.On {
+		q.checkAfter("RemoveAtMinKey", maxTime)
 	}
 }
 
