@@ -140,17 +140,23 @@ func (q *Queue[T]) Change(a alarm.Alarm, key int64) error { return q.impl.Change
 
 // Key returns a's key. Inside the handler removing a, it still answers.
 // Error: ErrInvalidAlarm. Cost: O(1).
-func (q *Queue[T]) Key(a alarm.Alarm) (int64, error) { return q.impl.Key(a) }
+func (q *Queue[T]) Key(a alarm.Alarm) (int64, error) {
+	e, err := q.impl.Lookup(a)
+	return e.Key, err
+}
 
 // Value returns a's value. Inside the handler removing a, it still answers.
 // Error: ErrInvalidAlarm. Cost: O(1).
-func (q *Queue[T]) Value(a alarm.Alarm) (T, error) { return q.impl.Value(a) }
+func (q *Queue[T]) Value(a alarm.Alarm) (T, error) {
+	e, err := q.impl.Lookup(a)
+	return e.Value, err
+}
 
 // Len returns the number of elements in the queue. Cost: O(1).
 func (q *Queue[T]) Len() int { return q.impl.Len() }
 
 // IsEmpty reports whether Len() == 0. Cost: O(1).
-func (q *Queue[T]) IsEmpty() bool { return q.impl.IsEmpty() }
+func (q *Queue[T]) IsEmpty() bool { return q.impl.Len() == 0 }
 
 // MinAllowedKey returns the smallest key Add accepts. It only grows, through
 // IncreaseMinAllowedKey. Cost: O(1).

@@ -517,7 +517,7 @@ func (c *Clock) nextLocked() (int64, bool) {
 		// 1 ns precision: the interval number is the time, and cached.
 		return c.w.q.MinKey()
 	}
-	lo, _, ok := c.w.q.MinKeyTimes()
+	lo, _, ok := c.w.q.MinTimes(true)
 	return lo, ok
 }
 

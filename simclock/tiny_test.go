@@ -280,7 +280,7 @@ func TestTinyModeHeapStaysBounded(t *testing.T) {
 // nextWheelTime returns the earliest time of a timer in c's wheel, which
 // must hold one.
 func (c *Clock) nextWheelTime() int64 {
-	lo, _, ok := c.w.q.MinKeyTimes()
+	lo, _, ok := c.w.q.MinTimes(true)
 	if !ok {
 		panic("nextWheelTime: the wheel is empty")
 	}

@@ -12,9 +12,8 @@ import (
 // uses, on the same queue, with times as ns after the clock's start. The
 // clock checks every time it passes (0 <= at, to <= maxOffset, and at after
 // the wheel's clock), so the wheel skips the time.Time conversions and the
-// checks of timingwheel.Wheel, and its handler gets each fired timer from
-// the queue's TakeDue (one call per alarm instead of two, and none of the
-// bookkeeping user handlers need). Its clock, now, and the
+// checks of timingwheel.Wheel, and its handler gets each fired timer's value
+// only. Its clock, now, and the
 // queue's MinAllowedKey() = now >> shift move together, as timingwheel.Wheel's
 // do.
 type wheel struct {
@@ -32,10 +31,8 @@ func newWheel(cfg config.Config) *wheel {
 // after its own wheel clock, wnow, and now <= wnow+1), or reports false when
 // at is after maxAllowed(), beyond the level bits' reach.
 func (w *wheel) add(at int64, v *timer) (alarm.Alarm, bool) {
-	if !w.q.KeyFits(at >> w.shift) {
-		return alarm.Alarm{}, false
-	}
-	return w.q.AddTimeChecked(at, v), true
+	a, err := w.q.Add(at, v)
+	return a, err == nil
 }
 
 // maxAllowed returns the last time, in ns after the start, that add accepts.
@@ -57,8 +54,7 @@ func (w *wheel) remove(a alarm.Alarm) {
 // advanceLimit is timingwheel.Wheel.AdvanceClockLimit: it fires the alarms of
 // the intervals before to's, in order, passing each one's timer to take, and
 // stops once it has fired at least limit of them, at the end of an interval.
-// It reports whether it reached to. take must call nothing of the wheel
-// (queue.TakeDue).
+// It reports whether it reached to. take must call nothing of the wheel.
 func (w *wheel) advanceLimit(to int64, limit int, take func(*timer)) bool {
 	if limit < 1 {
 		panic("simclock: a chunk of fewer than one alarm") // the queue would take 0 for no limit
@@ -71,7 +67,7 @@ func (w *wheel) advanceLimit(to int64, limit int, take func(*timer)) bool {
 	} else {
 		w.now = reached << w.shift
 	}
-	w.q.TakeDue(take)
+	w.q.FireDue(func(e queue.Element[*timer]) { take(e.Value) })
 	w.check()
 	return done
 }
@@ -80,7 +76,7 @@ func (w *wheel) advanceLimit(to int64, limit int, take func(*timer)) bool {
 // current interval with times at or before now, passing each one's timer to
 // take, which must call nothing of the wheel.
 func (w *wheel) firePast(take func(*timer)) {
-	w.q.TakeAtMinKey(w.now, take)
+	w.q.RemoveAtMinKey(w.now, func(e queue.Element[*timer]) { take(e.Value) })
 	w.check()
 }
 

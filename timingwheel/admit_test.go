@@ -16,10 +16,10 @@ import (
 // error: a time at is accepted iff IntervalStart(Now()) <= at <=
 // MaxAllowedAlarmTime(); past that bound the error is ErrTooFarInFuture,
 // before the current interval ErrBeforeCurrentInterval (times outside
-// [epoch, MaxTime] included). Add writes its time test out for speed, and
-// Reschedule calls the wheel's own; this keeps the two in step, at the
-// bounds of wheels in small mode and on the levels, with a clock inside an
-// interval and at its start.
+// [epoch, MaxTime] included). Both pass the time to the queue's range check
+// and translate its error; this checks that they agree, at the bounds of
+// wheels in small mode and on the levels, with a clock inside an interval
+// and at its start.
 func TestAddAcceptsAsReschedule(t *testing.T) {
 	cfgs := []wheelCfg{
 		{p: config.OneNanosecond},

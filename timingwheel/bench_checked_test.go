@@ -31,7 +31,6 @@ package timingwheel
 //	go tool nm -size tw.test | grep -E '\.(Reschedule|rescheduleNoHook)$'
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -43,14 +42,14 @@ import (
 // rescheduleNoHook is Reschedule without its checked-mode hook. Keep it in
 // step with Reschedule.
 func (w *Wheel[T]) rescheduleNoHook(a alarm.Alarm, at time.Time) error {
-	if !w.q.Mem(a) {
-		return fmt.Errorf("%w: %v", ErrInvalidAlarm, a)
+	ns, ok := nanos(at)
+	if !ok {
+		ns = outside(at)
 	}
-	ns, err := w.checkAt(at)
-	if err != nil {
-		return err
+	if err := w.q.Change(a, ns); err != nil {
+		return w.rangeError(err, w.key(ns), at, false)
 	}
-	return w.q.ChangeTime(a, ns)
+	return nil
 }
 
 func BenchmarkCheckedMode(b *testing.B) {

@@ -22,47 +22,25 @@ func (w *Wheel[T]) Invariant() error {
 }
 
 // checkClock checks the wheel's own invariants, which cost O(levels): CF*
-// (the config), then TW1, TW2 and TW3.
+// (the config), then
+//
+//	TW1  0 <= start <= now <= MaxTime
+//	TW2  the shift is the precision's A and MaxIntervalNum = MaxTime >> A
+//	     ((n << A) >> A = n for every n <= MaxIntervalNum follows, so it is
+//	     not checked apart: such a check could not fail)
+//	TW3  the queue is keyed by time >> A and its minimum is the current
+//	     interval: q.Shift() = A and q.MinAllowedKey() = now >> A
 func (w *Wheel[T]) checkClock() error {
 	if err := w.cfg.Invariant(); err != nil {
 		return err
 	}
-	if err := w.checkTW1(); err != nil {
-		return err
-	}
-	if err := w.checkTW2(); err != nil {
-		return err
-	}
-	if err := w.checkTW3(); err != nil {
-		return err
-	}
-	return nil
-}
-
-// checkTW1: the clock is in range and never before the start:
-// 0 <= start <= now <= MaxTime.
-func (w *Wheel[T]) checkTW1() error {
 	if w.start < 0 || w.start > w.now || w.now > maxTimeNs {
 		return invariant.Errorf("TW1", "start %d, now %d, want 0 <= start <= now <= %d", w.start, w.now, maxTimeNs)
 	}
-	return nil
-}
-
-// checkTW2: interval arithmetic is consistent: the shift is the precision's A
-// and MaxIntervalNum = MaxTime >> A. (That an interval's start maps back to
-// the interval, (n << A) >> A = n, follows for every n <= MaxIntervalNum, so
-// it is not checked apart: such a check could not fail.)
-func (w *Wheel[T]) checkTW2() error {
 	if uint(w.cfg.Precision().Log2()) != w.shift || w.maxIntervalNum != maxTimeNs>>w.shift {
 		return invariant.Errorf("TW2", "shift %d for precision 2^%d, MaxIntervalNum %d, want %d",
 			w.shift, w.cfg.Precision().Log2(), w.maxIntervalNum, maxTimeNs>>w.shift)
 	}
-	return nil
-}
-
-// checkTW3: the queue is keyed by time >> A and its minimum is the current
-// interval: q.Shift() = A and q.MinAllowedKey() = now >> A.
-func (w *Wheel[T]) checkTW3() error {
 	if w.q.Shift() != w.shift || w.q.MinAllowedKey() != w.now>>w.shift {
 		return invariant.Errorf("TW3", "queue shift %d (want %d), MinAllowedKey %d, NowIntervalNum %d",
 			w.q.Shift(), w.shift, w.q.MinAllowedKey(), w.now>>w.shift)

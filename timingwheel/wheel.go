@@ -256,10 +256,12 @@ func NewWithConfig[T any](cfg config.Config, start time.Time) (*Wheel[T], error)
 	return w, nil
 }
 
-// fail is checked mode's report of a violation err that checkCall found
-// after a call: it panics naming the call and its arguments.
-func (w *Wheel[T]) fail(call string, err error, args ...any) {
-	checked.Fail("timingwheel."+call, args, err)
+// checkAfter is checked mode's check after a mutating call (-tags twcheck):
+// it panics, naming the call and its arguments, at a violation.
+func (w *Wheel[T]) checkAfter(call string, args ...any) {
+	if err := w.checkCall(); err != nil {
+		checked.Fail("timingwheel."+call, args, err)
+	}
 }
 
 func toNanos(t time.Time) (int64, error) {
@@ -383,53 +385,33 @@ func (w *Wheel[T]) maxAllowedNanos() int64 {
 	return k<<w.shift + (1<<w.shift - 1)
 }
 
-// checkAt returns the nanoseconds of at, or the error Add reports for it:
-// ErrTooFarInFuture when at > MaxAllowedAlarmTime() (checked first), then
-// ErrBeforeCurrentInterval when at is before the current interval. Add
-// writes the same test out (it does not inline); the two must accept the
-// same times (TestAddAcceptsAsReschedule).
-func (w *Wheel[T]) checkAt(at time.Time) (int64, error) {
-	if ns, ok := nanos(at); ok && w.key(ns) >= w.key(w.now) && w.q.KeyFits(w.key(ns)) {
-		return ns, nil
+// outside returns, for a time outside [epoch, MaxTime], nanoseconds the
+// queue refuses as before every alarm time (-1) or beyond them (MaxTime+1).
+func outside(at time.Time) int64 {
+	if at.Unix() < 0 {
+		return -1
 	}
-	return 0, w.atError(at)
+	return maxTimeNs + 1
 }
 
-// atError returns the error for a time that checkAt's test (or Add's copy
-// of it) refused, naming the bound at misses. It only picks the error: what
-// Add admits is decided by that test alone, which inlines nanos and builds
-// no error.
-func (w *Wheel[T]) atError(at time.Time) error {
-	ns, ok := nanos(at)
-	if !ok && at.Unix() < 0 {
-		return w.beforeInterval(at) // before the epoch
-	}
-	if !ok || !w.q.KeyFits(w.key(ns)) {
-		return w.tooFar(at) // after MaxTime, or beyond the levels' reach
-	}
-	return w.beforeInterval(at)
-}
-
-func (w *Wheel[T]) tooFar(at time.Time) error {
-	return fmt.Errorf("%w: %v, allowed up to %v", ErrTooFarInFuture, at.UTC(), w.MaxAllowedAlarmTime())
-}
-
-func (w *Wheel[T]) beforeInterval(at time.Time) error {
-	return fmt.Errorf("%w: %v, allowed from %v (now %v)", ErrBeforeCurrentInterval,
-		at.UTC(), fromNanos(w.now>>w.shift<<w.shift), w.Now())
-}
-
-func (w *Wheel[T]) checkIntervalForAlarm(n int64) error {
-	if err := w.checkIntervalNum(n); err != nil {
+// rangeError translates the queue's error for an alarm time in interval n
+// (at, or with byNum the start of interval n) into the wheel's:
+// ErrBeforeCurrentInterval before the current interval, else
+// ErrTooFarInFuture. Another error (a bad handle's) passes as it is.
+func (w *Wheel[T]) rangeError(err error, n int64, at time.Time, byNum bool) error {
+	if !errors.Is(err, queue.ErrKeyOutOfRange) {
 		return err
 	}
-	if n < w.now>>w.shift {
+	switch before := n < w.now>>w.shift; {
+	case byNum && before:
 		return fmt.Errorf("%w: interval %d, allowed from %d", ErrBeforeCurrentInterval, n, w.now>>w.shift)
-	}
-	if !w.q.KeyFits(n) {
+	case byNum:
 		return fmt.Errorf("%w: interval %d, allowed up to %d", ErrTooFarInFuture, n, w.MaxAllowedAlarmIntervalNum())
+	case before:
+		return fmt.Errorf("%w: %v, allowed from %v (now %v)", ErrBeforeCurrentInterval,
+			at.UTC(), fromNanos(w.now>>w.shift<<w.shift), w.Now())
 	}
-	return nil
+	return fmt.Errorf("%w: %v, allowed up to %v", ErrTooFarInFuture, at.UTC(), w.MaxAllowedAlarmTime())
 }
 
 // Add adds an alarm at time at with value v and returns its handle. It
@@ -446,18 +428,16 @@ func (w *Wheel[T]) checkIntervalForAlarm(n int64) error {
 // (more alarms than ever, or more in one slot than that slot ever held), so
 // a steady load allocates nothing.
 func (w *Wheel[T]) Add(at time.Time, v T) (Alarm, error) {
-	// checkAt's test, written out: checkAt does not inline, and this saves
-	// its call on every Add (bench/scripts/instructions.sh counts it).
 	ns, ok := nanos(at)
-	if !ok || w.key(ns) < w.key(w.now) || !w.q.KeyFits(w.key(ns)) {
-		return Alarm{}, w.atError(at)
+	if !ok {
+		ns = outside(at)
 	}
-	// The test admits exactly the times the queue admits.
-	a := w.q.AddTimeChecked(ns, v)
+	a, err := w.q.Add(ns, v)
+	if err != nil {
+		return Alarm{}, w.rangeError(err, w.key(ns), at, false)
+	}
 	if checked.On {
-		if err := w.checkCall(); err != nil {
-			w.fail("Add", err, at)
-		}
+		w.checkAfter("Add", at)
 	}
 	return a, nil
 }
@@ -465,16 +445,17 @@ func (w *Wheel[T]) Add(at time.Time, v T) (Alarm, error) {
 // AddAtIntervalNum adds an alarm at the start of interval n. Errors:
 // ErrIntervalNumOutOfRange, ErrBeforeCurrentInterval, ErrTooFarInFuture.
 func (w *Wheel[T]) AddAtIntervalNum(n int64, v T) (Alarm, error) {
-	if err := w.checkIntervalForAlarm(n); err != nil {
+	if err := w.checkIntervalNum(n); err != nil {
 		return Alarm{}, err
 	}
-	a, err := w.q.AddTime(n<<w.shift, v)
-	if checked.On {
-		if err := w.checkCall(); err != nil {
-			w.fail("AddAtIntervalNum", err, n)
-		}
+	a, err := w.q.Add(n<<w.shift, v)
+	if err != nil {
+		return Alarm{}, w.rangeError(err, n, time.Time{}, true)
 	}
-	return a, err
+	if checked.On {
+		w.checkAfter("AddAtIntervalNum", n)
+	}
+	return a, nil
 }
 
 // Mem reports whether a is in the wheel. Cost: O(1).
@@ -484,9 +465,7 @@ func (w *Wheel[T]) Mem(a Alarm) bool { return w.q.Mem(a) }
 func (w *Wheel[T]) Remove(a Alarm) error {
 	err := w.q.Remove(a)
 	if checked.On {
-		if err := w.checkCall(); err != nil {
-			w.fail("Remove", err, a)
-		}
+		w.checkAfter("Remove", a)
 	}
 	return err
 }
@@ -496,43 +475,35 @@ func (w *Wheel[T]) Remove(a Alarm) error {
 // added now would (see Add). Errors: ErrInvalidAlarm, then those of Add.
 // Cost: O(levels).
 func (w *Wheel[T]) Reschedule(a Alarm, at time.Time) error {
-	ns, err := w.checkAt(at)
-	if err != nil {
-		return w.invalidOr(a, err)
+	ns, ok := nanos(at)
+	if !ok {
+		ns = outside(at)
 	}
-	// checkAt admits exactly the times the queue admits, so the change fails
-	// only for a handle that is not in the wheel: one lookup on the hot path.
-	err = w.q.ChangeTimeChecked(a, ns)
+	if err := w.q.Change(a, ns); err != nil {
+		return w.rangeError(err, w.key(ns), at, false)
+	}
 	if checked.On {
-		if err := w.checkCall(); err != nil {
-			w.fail("Reschedule", err, a, at)
-		}
+		w.checkAfter("Reschedule", a, at)
 	}
-	return err
+	return nil
 }
 
 // RescheduleAtIntervalNum moves a to the start of interval n. Errors:
 // ErrInvalidAlarm, then those of AddAtIntervalNum.
 func (w *Wheel[T]) RescheduleAtIntervalNum(a Alarm, n int64) error {
-	if err := w.checkIntervalForAlarm(n); err != nil {
-		return w.invalidOr(a, err)
-	}
-	err := w.q.ChangeTime(a, n<<w.shift)
-	if checked.On {
-		if err := w.checkCall(); err != nil {
-			w.fail("RescheduleAtIntervalNum", err, a, n)
+	if err := w.checkIntervalNum(n); err != nil {
+		if !w.q.Mem(a) {
+			return fmt.Errorf("%w: %v", ErrInvalidAlarm, a)
 		}
+		return err
 	}
-	return err
-}
-
-// invalidOr returns ErrInvalidAlarm if a is not in the wheel, else err: a
-// reschedule reports a bad handle before a bad time.
-func (w *Wheel[T]) invalidOr(a Alarm, err error) error {
-	if !w.q.Mem(a) {
-		return fmt.Errorf("%w: %v", ErrInvalidAlarm, a)
+	if err := w.q.Change(a, n<<w.shift); err != nil {
+		return w.rangeError(err, n, time.Time{}, true)
 	}
-	return err
+	if checked.On {
+		w.checkAfter("RescheduleAtIntervalNum", a, n)
+	}
+	return nil
 }
 
 // Clear removes every alarm; every handle becomes invalid, for good. The
@@ -540,9 +511,7 @@ func (w *Wheel[T]) invalidOr(a Alarm, err error) error {
 func (w *Wheel[T]) Clear() {
 	w.q.Clear()
 	if checked.On {
-		if err := w.checkCall(); err != nil {
-			w.fail("Clear", err)
-		}
+		w.checkAfter("Clear")
 	}
 }
 
@@ -587,28 +556,32 @@ func (w *Wheel[T]) Stats() Stats {
 func (w *Wheel[T]) Shrink() {
 	w.q.Shrink()
 	if checked.On {
-		if err := w.checkCall(); err != nil {
-			w.fail("Shrink", err)
-		}
+		w.checkAfter("Shrink")
 	}
 }
 
 // AlarmAt returns a's time. It answers inside a's own handler too. Error:
 // ErrInvalidAlarm.
 func (w *Wheel[T]) AlarmAt(a Alarm) (time.Time, error) {
-	ns, err := w.q.Time(a)
+	e, err := w.q.Lookup(a)
 	if err != nil {
 		return time.Time{}, err
 	}
-	return fromNanos(ns), nil
+	return fromNanos(e.Time), nil
 }
 
 // AlarmIntervalNum returns the interval number of a's time. Error:
 // ErrInvalidAlarm.
-func (w *Wheel[T]) AlarmIntervalNum(a Alarm) (int64, error) { return w.q.Key(a) }
+func (w *Wheel[T]) AlarmIntervalNum(a Alarm) (int64, error) {
+	e, err := w.q.Lookup(a)
+	return e.Key, err
+}
 
 // AlarmValue returns a's value. Error: ErrInvalidAlarm.
-func (w *Wheel[T]) AlarmValue(a Alarm) (T, error) { return w.q.Value(a) }
+func (w *Wheel[T]) AlarmValue(a Alarm) (T, error) {
+	e, err := w.q.Lookup(a)
+	return e.Value, err
+}
 
 // AdvanceClock moves the clock to to and fires, in order, every alarm with
 // at < IntervalStart(to), calling fired (if not nil) for each; the package
@@ -627,9 +600,7 @@ func (w *Wheel[T]) AdvanceClock(to time.Time, fired func(Fired[T])) error {
 	w.q.CollectTo(w.key(w.now), 0)
 	w.q.FireDue(adapt(fired))
 	if checked.On {
-		if err := w.checkCall(); err != nil {
-			w.fail("AdvanceClock", err, to)
-		}
+		w.checkAfter("AdvanceClock", to)
 	}
 	return nil
 }
@@ -669,9 +640,7 @@ func (w *Wheel[T]) AdvanceClockLimit(to time.Time, limit int, fired func(Fired[T
 	}
 	n = w.q.FireDue(adapt(fired))
 	if checked.On {
-		if err := w.checkCall(); err != nil {
-			w.fail("AdvanceClockLimit", err, to, limit)
-		}
+		w.checkAfter("AdvanceClockLimit", to, limit)
 	}
 	return n, done, nil
 }
@@ -683,9 +652,7 @@ func (w *Wheel[T]) AdvanceClockLimit(to time.Time, limit int, fired func(Fired[T
 func (w *Wheel[T]) FirePastAlarms(fired func(Fired[T])) {
 	w.q.RemoveAtMinKey(w.now, adapt(fired))
 	if checked.On {
-		if err := w.checkCall(); err != nil {
-			w.fail("FirePastAlarms", err)
-		}
+		w.checkAfter("FirePastAlarms")
 	}
 }
 
@@ -705,7 +672,7 @@ func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T]
 	if err != nil {
 		return err
 	}
-	if lo, ok := w.q.LevelMinTime(); ok && lo < ns {
+	if lo, _, ok := w.q.MinTimes(false); ok && lo < ns {
 		ns = lo
 	}
 	if ns > w.now {
@@ -716,9 +683,7 @@ func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T]
 	}
 	w.q.RemoveAtMinKey(w.now, adapt(fired))
 	if checked.On {
-		if err := w.checkCall(); err != nil {
-			w.fail("AdvanceClockStopAtNextAlarm", err, to)
-		}
+		w.checkAfter("AdvanceClockStopAtNextAlarm", to)
 	}
 	return nil
 }
@@ -739,26 +704,15 @@ func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T]
 // clock back, and an alarm a handler adds at Now() fires at the next Step.
 // On an empty wheel Step changes nothing and returns false, so, unlike
 // AdvanceClockStopAtNextAlarm(MaxTime, ...), it never moves the clock past
-// the last alarm. The simulation loop reads the next event's exact time,
-// stops at the end of the run, and steps:
-//
-//	for {
-//		t, ok := w.MinAlarmTimeInMinInterval()
-//		if !ok || t.After(end) {
-//			break
-//		}
-//		w.Step(handle)
-//	}
-//
-// or, with no end, for w.Step(handle) {}. Cost: O(levels + alarms fired +
-// alarms moved down a level + alarms sharing a slot with the earliest
-// alarm).
+// the last alarm. The simulation loop is in the package doc (Simulation).
+// Cost: O(levels + alarms fired + alarms moved down a level + alarms sharing
+// a slot with the earliest alarm).
 func (w *Wheel[T]) Step(fired func(Fired[T])) bool {
 	if w.q.Len() == 0 {
 		return false
 	}
 	before := w.q.Counts().Fired
-	if lo, ok := w.q.LevelMinTime(); ok && lo > w.now {
+	if lo, _, ok := w.q.MinTimes(false); ok && lo > w.now {
 		// No alarm on the levels is before lo, so this moves the clock and
 		// collects nothing.
 		w.now = lo
@@ -766,9 +720,7 @@ func (w *Wheel[T]) Step(fired func(Fired[T])) bool {
 	}
 	w.q.RemoveAtMinKey(w.now, adapt(fired))
 	if checked.On {
-		if err := w.checkCall(); err != nil {
-			w.fail("Step", err)
-		}
+		w.checkAfter("Step")
 	}
 	return w.q.Counts().Fired != before
 }
@@ -799,7 +751,7 @@ func (w *Wheel[T]) MinAlarmIntervalNum() (int64, bool) { return w.q.MinKey() }
 // the package doc). Overdue alarms count too. Cost: as MinAlarmIntervalNum,
 // plus the alarms sharing a slot with that interval's.
 func (w *Wheel[T]) MinAlarmTimeInMinInterval() (time.Time, bool) {
-	lo, _, ok := w.q.MinKeyTimes()
+	lo, _, ok := w.q.MinTimes(true)
 	if !ok {
 		return time.Time{}, false
 	}
@@ -810,7 +762,7 @@ func (w *Wheel[T]) MinAlarmTimeInMinInterval() (time.Time, bool) {
 // smallest interval, or false when the wheel is empty. Cost: as
 // MinAlarmTimeInMinInterval.
 func (w *Wheel[T]) MaxAlarmTimeInMinInterval() (time.Time, bool) {
-	_, hi, ok := w.q.MinKeyTimes()
+	_, hi, ok := w.q.MinTimes(true)
 	if !ok {
 		return time.Time{}, false
 	}

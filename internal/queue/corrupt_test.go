@@ -100,7 +100,8 @@ func TestFixtureValid(t *testing.T) {
 	if err := f.q.IncreaseMinAllowedKey(3, func(ev Element[string]) {
 		a := ev.Alarm
 
-		v, _ := f.q.Value(a)
+		e, _ := f.q.Lookup(a)
+		v := e.Value
 		got = append(got, v)
 	}); err != nil {
 		t.Fatal(err)
@@ -336,11 +337,11 @@ func TestCorruptPQ12(t *testing.T) {
 	lb, _ := levelbits.New(2, 2, 2)
 	const shift = 57
 	q := NewTimed[int](lb, 0, shift)
-	a, err := q.AddTime(5<<shift, 1)
+	a, err := q.Add(5<<shift, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.AddTime(1<<shift, 2); err != nil {
+	if _, err := q.Add(1<<shift, 2); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Invariant(); err != nil {

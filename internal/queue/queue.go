@@ -1,12 +1,16 @@
 // Package queue is the hierarchical timing-wheel priority queue behind
-// package priorityqueue (its public face) and package timingwheel (which
-// also uses what only a wheel needs: times beside keys, NewTimed, the two
-// halves of an increase, CollectTo and FireDue, and RemoveAtMinKey). It is
-// the port of the Priority_queue inside Jane Street's OCaml Timing_wheel,
-// with the same level geometry and arithmetic, occupancy bitmaps so that no
-// operation scans empty slots, and a total order on removal. Package
-// priorityqueue's doc states the semantics and the handler rules; this one
-// states the layout.
+// package priorityqueue (its public face), package timingwheel and simclock's
+// wheel. It is the port of the Priority_queue inside Jane Street's OCaml
+// Timing_wheel, with the same level geometry and arithmetic, occupancy
+// bitmaps so that no operation scans empty slots, and a total order on
+// removal. Package priorityqueue's doc states the semantics and the handler
+// rules; this one states the layout. docs/design.md has the long form.
+//
+// Each element carries a time t in [0, MaxKey] and is keyed by t >> Shift()
+// (NewTimed; with New the shift is 0 and the time is the key). Every
+// operation has one entry point that checks its input: Add, Change, Remove,
+// Lookup, MinKey, MinElt and MinTimes, IncreaseMinAllowedKey, whose two
+// halves CollectTo and FireDue a wheel calls apart, and RemoveAtMinKey.
 //
 // # Layout
 //
@@ -22,6 +26,18 @@
 // so the ranges leave no gap. A key k lives in slot (k >> s_i) mod 2^b_i of
 // its level; a slot holds its records' indices in vectors, in order (see
 // slots.go), and a bitmap per level marks the slots that hold any.
+//
+// Small mode (small.go): a queue with few elements keeps them in a radix
+// heap instead, bucketed by the highest bit in which a key differs from the
+// heap's base (at most MinAllowedKey), and the levels hold nothing; their
+// geometry is brought up to MinAllowedKey only when the queue leaves small
+// mode (it spills when the heap is full) or a query needs it.
+//
+// The due list: the elements an increase or RemoveAtMinKey has taken out,
+// in removal order, waiting for FireDue to hand them to the removal handler
+// one by one. It holds record indices, with zeros for the ones removed
+// meanwhile; a handler that panics leaves the rest there, and they come
+// first in every query and drain after.
 //
 // The removal handlers of IncreaseMinAllowedKey, RemoveAtMinKey and FireDue
 // follow the rules in package priorityqueue's doc ("Removal handlers").
@@ -73,6 +89,18 @@ type level struct {
 func (lv *level) slot(key int64) int { return int((uint64(key) >> lv.shift) & lv.mask) }
 
 func (lv *level) alignDown(key int64) int64 { return key &^ (lv.keysPerSlot - 1) }
+
+// nextOccupied returns the first occupied slot of lv from key's slot on, in
+// key order (wrapping around the level), and the first key that slot covers
+// from key on. The level must hold an element.
+func (lv *level) nextOccupied(key int64) (int, int64) {
+	start := lv.slot(key)
+	s := lv.occupied.next(start)
+	if s < 0 {
+		s = lv.occupied.next(0)
+	}
+	return s, lv.alignDown(key) + int64((uint64(s)-uint64(start))&lv.mask)<<lv.shift
+}
 
 // minAfter is the original's compute_min_allowed_key: the largest slot-aligned
 // minimum that leaves no gap after a lower level ending at prevMax.
@@ -167,6 +195,14 @@ type Counts struct {
 // Counts returns the cumulative counters.
 func (q *Queue[T]) Counts() Counts { return q.counts }
 
+// checkAfter is checked mode's check after a mutating call (-tags twcheck):
+// it panics, naming the call and its arguments, at a violation.
+func (q *Queue[T]) checkAfter(call string, args ...any) {
+	if err := q.CheckCall(); err != nil {
+		q.fail(call, err, args...)
+	}
+}
+
 // New returns an empty queue with the given level bits and room for capacity
 // elements before it allocates; MinAllowedKey is 0. Each level i allocates 2^b_i
 // slots on first use (about 80 bytes each with their counts, cached minimum
@@ -194,28 +230,18 @@ func NewTimed[T any](lb levelbits.LevelBits, capacity int, shift uint) *Queue[T]
 	q := &Queue[T]{pool: pool.NewPool[T](capacity), shift: shift}
 	q.levels = make([]level, lb.Len())
 	var bitsPerSlot uint
-	nextMin := int64(0)
 	for i := range q.levels {
 		b := uint(lb.At(i))
 		lv := &q.levels[i]
-		lv.bits, lv.shift = b, bitsPerSlot
-		lv.mask = 1<<b - 1
-		lv.keysPerSlot = 1 << bitsPerSlot
-		if b+bitsPerSlot >= 62 {
-			lv.span = MaxKey
-		} else {
+		lv.bits, lv.shift, lv.mask, lv.keysPerSlot = b, bitsPerSlot, 1<<b-1, 1<<bitsPerSlot
+		lv.span = MaxKey
+		if b+bitsPerSlot < 62 {
 			lv.span = 1<<(b+bitsPerSlot) - 1
 		}
-		lv.minKey = lv.alignDown(nextMin)
-		lv.maxKey = addClamp(lv.minKey, lv.span)
-		if lv.maxKey == MaxKey {
-			nextMin = MaxKey
-		} else {
-			nextMin = lv.maxKey + 1
-		}
+		lv.minKey = -1 // no range yet: setMin lays out every level
 		bitsPerSlot += b
 	}
-	q.setReach()
+	q.setMin(0)
 	q.smallCap = smallCapFor(q.levels[0].bits)
 	q.wideCap = wideCapFor(q.levels[0].bits)
 	if q.smallCap > 0 {
@@ -226,9 +252,6 @@ func NewTimed[T any](lb levelbits.LevelBits, capacity int, shift uint) *Queue[T]
 
 // Len returns the number of elements in the queue. Cost: O(1).
 func (q *Queue[T]) Len() int { return q.length }
-
-// IsEmpty reports whether Len() == 0.
-func (q *Queue[T]) IsEmpty() bool { return q.length == 0 }
 
 // MinAllowedKey returns the smallest key Add accepts. It only grows, through
 // IncreaseMinAllowedKey. Cost: O(1).
@@ -246,12 +269,23 @@ func (q *Queue[T]) MaxAllowedKey() int64 {
 	return q.reach
 }
 
-// KeyFits reports whether key <= MaxAllowedKey(). The levels' geometry only
-// moves up, so a key within the reach they have fits without computing the
-// one they would have (small mode lets them lag). Cost: O(1), O(levels) for
-// keys past the levels' reach.
-func (q *Queue[T]) KeyFits(key int64) bool {
-	return key <= q.reach || key <= q.reachFrom(q.minAllowed)
+// fits reports whether the queue accepts time t, whose key is key: 0 <= t
+// <= MaxKey and MinAllowedKey() <= key <= MaxAllowedKey(). It is the one
+// range check of Add and Change. The levels' geometry only moves up, so a key
+// within the reach they have fits without computing the one they would have
+// (small mode lets them lag).
+func (q *Queue[T]) fits(t, key int64) bool {
+	return uint64(t) <= uint64(MaxKey) && key >= q.minAllowed &&
+		(key <= q.reach || key <= q.reachFrom(q.minAllowed))
+}
+
+// rangeError is the error for a time t that fits refused.
+func (q *Queue[T]) rangeError(t int64) error {
+	if q.shift == 0 {
+		return fmt.Errorf("%w: key %d, allowed [%d, %d]", ErrKeyOutOfRange, t, q.minAllowed, q.MaxAllowedKey())
+	}
+	return fmt.Errorf("%w: time %d has key %d, allowed keys [%d, %d] of times in [0, %d]",
+		ErrKeyOutOfRange, t, t>>q.shift, q.minAllowed, q.MaxAllowedKey(), MaxKey)
 }
 
 // setReach sets reach from the top level's maximum.
@@ -294,105 +328,36 @@ func (q *Queue[T]) rec(i uint32) *pool.Record[T] { return q.pool.Rec(i) }
 // to 62) but spares the code Go emits for shifts of 64 or more.
 func (q *Queue[T]) keyOf(r *pool.Record[T]) int64 { return r.Time >> (q.shift & 63) }
 
-// Add adds an element with key key and value v, after every element already
-// in the queue with that key, and returns its handle. It fails with
-// ErrKeyOutOfRange unless MinAllowedKey() <= key <= MaxAllowedKey(). On a queue
-// made by NewTimed, Add stores key << shift as the time. Cost: O(levels). It
-// allocates only to grow: the record pool, when more elements are live than
-// ever before, and a slot's vector, when no spare vector of the size it needs
-// is left (slots.go: slots pass their large vectors to each other, so a
-// steady load allocates nothing once the queue has seen it).
-func (q *Queue[T]) Add(key int64, v T) (pool.Handle, error) {
-	if err := q.checkKey(key); err != nil {
-		return pool.Handle{}, err
+// Add adds an element with time t and value v, keyed by t >> Shift(), after
+// every element already in the queue with that key, and returns its handle.
+// On a queue made by New, time and key are the same. It fails with
+// ErrKeyOutOfRange unless t is in [0, MaxKey] and MinAllowedKey() <= t >>
+// Shift() <= MaxAllowedKey(). Cost: O(levels). It allocates only to grow: the
+// record pool, when more elements are live than ever before, and a slot's
+// vector, when no spare vector of the size it needs is left (slots.go: slots
+// pass their large vectors to each other, so a steady load allocates nothing
+// once the queue has seen it).
+func (q *Queue[T]) Add(t int64, v T) (pool.Handle, error) {
+	key := t >> (q.shift & 63) // as in keyOf
+	if !q.fits(t, key) {
+		return pool.Handle{}, q.rangeError(t)
 	}
-	a := q.add(key<<q.shift, key, v)
-	if checked.On {
-		if err := q.CheckCall(); err != nil {
-			q.fail("Add", err, key)
-		}
-	}
-	return a, nil
-}
-
-// AddTime adds an element with time t, keyed by t >> Shift(). It fails with
-// ErrKeyOutOfRange unless t is in [0, MaxKey] and its key is allowed.
-func (q *Queue[T]) AddTime(t int64, v T) (pool.Handle, error) {
-	if err := q.checkTime(t); err != nil {
-		return pool.Handle{}, err
-	}
-	a := q.add(t, t>>(q.shift&63), v) // as in keyOf
-	if checked.On {
-		if err := q.CheckCall(); err != nil {
-			q.fail("AddTime", err, t)
-		}
-	}
-	return a, nil
-}
-
-// AddTimeChecked is AddTime for a caller that has already checked t as
-// AddTime would (a timing wheel checks its times against its own clock
-// first): t in [0, MaxKey] and MinAllowedKey() <= t >> Shift() <=
-// MaxAllowedKey(). It skips the second check.
-func (q *Queue[T]) AddTimeChecked(t int64, v T) pool.Handle {
-	a := q.add(t, t>>(q.shift&63), v) // as in keyOf
-	if checked.On {
-		if err := q.CheckCall(); err != nil {
-			q.fail("AddTimeChecked", err, t)
-		}
-	}
-	return a
-}
-
-func (q *Queue[T]) add(t, key int64, v T) pool.Handle {
 	i := q.pool.Alloc(t, v, 0)
-	// The two common cases skip insert's call (an Add is a chain of calls
-	// that do not inline: the wheel's Add, add, Alloc, smallPut or place,
-	// put): small mode with room, and the levels when the queue does not
-	// enter small mode. The tests that pick them copy insert's two (a full
-	// radix heap, entering small mode); keep them in step
-	// (TestSmallModeGrowsWhileWide fails when either drifts).
-	if q.small && q.smallLen() < q.curCap {
-		q.smallPut(i, key)
-		q.linked(key)
-	} else if q.small || q.smallCap > 0 && q.length == q.dueLen {
-		q.insert(i, key) // small mode and full, or entering it
-	} else {
-		q.place(i, key)
-		q.linked(key)
-	}
+	q.insert(i, key)
 	q.counts.Added++
-	return q.pool.Handle(i)
-}
-
-func (q *Queue[T]) checkKey(key int64) error {
-	if key < q.minAllowed || !q.KeyFits(key) {
-		return fmt.Errorf("%w: key %d, allowed [%d, %d]", ErrKeyOutOfRange, key, q.minAllowed, q.MaxAllowedKey())
+	if checked.On {
+		q.checkAfter("Add", t)
 	}
-	return nil
-}
-
-func (q *Queue[T]) checkTime(t int64) error {
-	if t < 0 || t > MaxKey {
-		return fmt.Errorf("%w: time %d, allowed [0, %d]", ErrKeyOutOfRange, t, MaxKey)
-	}
-	if key := t >> q.shift; key < q.minAllowed || !q.KeyFits(key) {
-		return fmt.Errorf("%w: time %d has key %d, allowed [%d, %d]",
-			ErrKeyOutOfRange, t, key, q.minAllowed, q.MaxAllowedKey())
-	}
-	return nil
+	return q.pool.Handle(i), nil
 }
 
 // insert adds record i (whose key is key) after every element with its key:
 // in small mode to the radix heap, else (place) at the tail of its slot on
 // the lowest level that covers key, as the original's add_elt. It enters
 // small mode when the levels hold nothing, and leaves it when the radix heap
-// is full and may not grow (makeRoom).
+// is full and may not grow (makeRoom). Then it counts the element and keeps
+// the cached minimum.
 func (q *Queue[T]) insert(i uint32, key int64) {
-	// add repeats this test and the next one's for a full radix heap, to
-	// skip the call in the common cases; keep them in step
-	// (TestSmallModeGrowsWhileWide sees a queue that fails to return to
-	// small mode or to leave it).
 	if !q.small && q.smallCap > 0 && q.length == q.dueLen {
 		q.enterSmall() // the levels hold nothing
 	}
@@ -404,12 +369,6 @@ func (q *Queue[T]) insert(i uint32, key int64) {
 	} else {
 		q.place(i, key)
 	}
-	q.linked(key)
-}
-
-// linked counts an element of key key that has just been put in small mode
-// or on a level, and keeps the cached minimum.
-func (q *Queue[T]) linked(key int64) {
 	q.length++
 	if q.minValid {
 		if key < q.minKey {
@@ -496,114 +455,42 @@ func (q *Queue[T]) Remove(a pool.Handle) error {
 	q.pool.Free(i)
 	q.counts.Removed++
 	if checked.On {
-		if err := q.CheckCall(); err != nil {
-			q.fail("Remove", err, a)
-		}
+		q.checkAfter("Remove", a)
 	}
 	return nil
 }
 
-// Change gives a the key key, keeping its handle and value; a goes after every
-// other element with that key. Errors: ErrInvalidAlarm, then ErrKeyOutOfRange
-// as for Add. Cost: O(levels).
-func (q *Queue[T]) Change(a pool.Handle, key int64) error {
+// Change gives a the time t, keyed by t >> Shift() (on a queue made by New,
+// the key t), keeping its handle and value; a goes after every other element
+// with that key. Errors: ErrInvalidAlarm, then ErrKeyOutOfRange as for Add.
+// Cost: O(levels).
+func (q *Queue[T]) Change(a pool.Handle, t int64) error {
 	i, ok := q.member(a)
 	if !ok {
 		return q.invalid(a)
 	}
-	if err := q.checkKey(key); err != nil {
-		return err
+	key := t >> (q.shift & 63) // as in keyOf
+	if !q.fits(t, key) {
+		return q.rangeError(t)
 	}
-	q.detach(i)
-	q.rec(i).Time = key << q.shift
-	q.insert(i, key)
-	if checked.On {
-		if err := q.CheckCall(); err != nil {
-			q.fail("Change", err, a, key)
-		}
-	}
-	return nil
-}
-
-// ChangeTime is Change for a time t, keyed by t >> Shift().
-func (q *Queue[T]) ChangeTime(a pool.Handle, t int64) error {
-	i, ok := q.member(a)
-	if !ok {
-		return q.invalid(a)
-	}
-	if err := q.checkTime(t); err != nil {
-		return err
-	}
-	q.changeTime(i, t)
-	if checked.On {
-		if err := q.CheckCall(); err != nil {
-			q.fail("ChangeTime", err, a, t)
-		}
-	}
-	return nil
-}
-
-// changeTime moves record i, a member, to time t, after every element of
-// its new key.
-func (q *Queue[T]) changeTime(i uint32, t int64) {
 	q.detach(i)
 	q.rec(i).Time = t
-	q.insert(i, t>>q.shift)
-}
-
-// ChangeTimeChecked is ChangeTime for a time t the caller has already
-// checked as AddTimeChecked requires; its only error is ErrInvalidAlarm.
-func (q *Queue[T]) ChangeTimeChecked(a pool.Handle, t int64) error {
-	i, ok := q.member(a)
-	if !ok {
-		return q.invalid(a)
-	}
-	q.changeTime(i, t)
+	q.insert(i, key)
 	if checked.On {
-		if err := q.CheckCall(); err != nil {
-			q.fail("ChangeTimeChecked", err, a, t)
-		}
+		q.checkAfter("Change", a, t)
 	}
 	return nil
 }
 
-// lookup accepts a member or an element whose removal handler is running.
-func (q *Queue[T]) lookup(a pool.Handle) (*pool.Record[T], error) {
+// Lookup returns a's handle, key, time and value. Unlike Mem, it answers
+// inside the handler that is removing a. Error: ErrInvalidAlarm. Cost: O(1).
+func (q *Queue[T]) Lookup(a pool.Handle) (Element[T], error) {
 	i, ok := q.pool.Lookup(a)
 	if !ok {
-		return nil, q.invalid(a)
+		return Element[T]{}, q.invalid(a)
 	}
-	return q.rec(i), nil
-}
-
-// Key returns a's key. Inside the handler that is removing a, Key still
-// answers. Error: ErrInvalidAlarm. Cost: O(1).
-func (q *Queue[T]) Key(a pool.Handle) (int64, error) {
-	r, err := q.lookup(a)
-	if err != nil {
-		return 0, err
-	}
-	return q.keyOf(r), nil
-}
-
-// Time returns a's time (its key << Shift() unless added by AddTime or changed
-// by ChangeTime). Like Key, it answers inside a's removal handler.
-func (q *Queue[T]) Time(a pool.Handle) (int64, error) {
-	r, err := q.lookup(a)
-	if err != nil {
-		return 0, err
-	}
-	return r.Time, nil
-}
-
-// Value returns a's value. Like Key, it answers inside a's removal handler.
-func (q *Queue[T]) Value(a pool.Handle) (T, error) {
-	r, err := q.lookup(a)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return r.Value, nil
+	r := q.rec(i)
+	return Element[T]{Alarm: a, Key: q.keyOf(r), Time: r.Time, Value: r.Value}, nil
 }
 
 // MinKey returns the smallest key in the queue, or false when it is empty.
@@ -651,13 +538,7 @@ func (q *Queue[T]) computeMinKey() int64 {
 		if lv.length == 0 {
 			continue
 		}
-		start := lv.slot(lv.minKey)
-		s := lv.occupied.next(start)
-		if s < 0 {
-			s = lv.occupied.next(0)
-		}
-		dist := int64((uint64(s) - uint64(start)) & lv.mask)
-		slotMin := lv.alignDown(lv.minKey) + dist<<lv.shift
+		s, slotMin := lv.nextOccupied(lv.minKey)
 		if slotMin >= best {
 			continue
 		}
@@ -689,16 +570,21 @@ func (q *Queue[T]) slotMin(l, s int) int64 {
 	return m
 }
 
-// firstWithKey returns the element that removal would take first among those
-// with key k: the due list's head, or else the first element with key k on the
-// highest level that holds one (older elements of a key sit on higher levels).
-func (q *Queue[T]) firstWithKey(k int64) uint32 {
-	if h := q.dueHead(); h != 0 {
-		return h
+// MinElt returns the element IncreaseMinAllowedKey would remove first: the
+// smallest key, and among those the earliest added or changed. False when the
+// queue is empty. Cost: as MinKey, plus a walk of the slots holding that key.
+func (q *Queue[T]) MinElt() (pool.Handle, bool) {
+	k, ok := q.MinKey()
+	switch h := q.dueHead(); {
+	case !ok:
+		return pool.Handle{}, false
+	case h != 0: // the due list comes first
+		return q.pool.Handle(h), true
+	case q.small:
+		return q.pool.Handle(q.smallFirstWithKey(k)), true
 	}
-	if q.small {
-		return q.smallFirstWithKey(k)
-	}
+	// Older elements of a key sit on higher levels: the first on the highest
+	// level that holds one.
 	for l := len(q.levels) - 1; l >= 0; l-- {
 		lv := &q.levels[l]
 		if lv.length == 0 || k < lv.minKey || k > lv.maxKey {
@@ -712,52 +598,28 @@ func (q *Queue[T]) firstWithKey(k int64) uint32 {
 			return first == 0
 		})
 		if first != 0 {
-			return first
+			return q.pool.Handle(first), true
 		}
 	}
-	return 0
+	return pool.Handle{}, false // unreachable: an element holds key k
 }
 
-// MinElt returns the element IncreaseMinAllowedKey would remove first: the
-// smallest key, and among those the earliest added or changed. False when the
-// queue is empty. Cost: as MinKey, plus a walk of the slots holding that key.
-func (q *Queue[T]) MinElt() (pool.Handle, bool) {
-	k, ok := q.MinKey()
-	if !ok {
-		return pool.Handle{}, false
+// MinTimes returns the smallest and largest time among the elements with the
+// smallest key, or false when there is none. With due, every element counts,
+// whatever level it sits on, and so do those waiting in the due list (which
+// then hold the smallest key); without, the due list is left out (elements a
+// panicking handler left behind). Cost: as MinKey, plus a walk of the slots
+// holding that key.
+func (q *Queue[T]) MinTimes(due bool) (lo, hi int64, ok bool) {
+	var k int64
+	if due {
+		k, ok = q.MinKey()
+	} else {
+		k, ok = q.levelMinKey()
 	}
-	return q.pool.Handle(q.firstWithKey(k)), true
-}
-
-// MinKeyTimes returns the smallest and largest time among the elements with
-// the smallest key, or false when the queue is empty. Every element with that
-// key counts, whatever level it sits on, and so do the elements waiting in
-// the due list.
-func (q *Queue[T]) MinKeyTimes() (lo, hi int64, ok bool) {
-	k, ok := q.MinKey()
 	if !ok {
 		return 0, 0, false
 	}
-	lo, hi = q.keyTimes(k, true)
-	return lo, hi, true
-}
-
-// LevelMinTime returns the earliest time among the elements on the levels,
-// leaving out the due list (elements a panicking handler left behind), or
-// false when no element is on a level. Cost: as MinKey, plus a walk of the
-// slots holding the smallest key.
-func (q *Queue[T]) LevelMinTime() (int64, bool) {
-	k, ok := q.levelMinKey()
-	if !ok {
-		return 0, false
-	}
-	lo, _ := q.keyTimes(k, false)
-	return lo, true
-}
-
-// keyTimes returns the smallest and largest time among the elements with key
-// k on the levels and, with due, in the due list.
-func (q *Queue[T]) keyTimes(k int64, due bool) (lo, hi int64) {
 	lo, hi = math.MaxInt64, math.MinInt64
 	note := func(i uint32) bool {
 		if r := q.rec(i); q.keyOf(r) == k {
@@ -779,7 +641,7 @@ func (q *Queue[T]) keyTimes(k int64, due bool) (lo, hi int64) {
 			q.each(l, lv.slot(k), note)
 		}
 	}
-	return lo, hi
+	return lo, hi, true
 }
 
 // IncreaseMinAllowedKey raises MinAllowedKey to key and removes every element
@@ -802,9 +664,7 @@ func (q *Queue[T]) IncreaseMinAllowedKey(key int64, removed func(Element[T])) er
 	q.CollectTo(key, 0)
 	q.FireDue(removed)
 	if checked.On {
-		if err := q.CheckCall(); err != nil {
-			q.fail("IncreaseMinAllowedKey", err, key)
-		}
+		q.checkAfter("IncreaseMinAllowedKey", key)
 	}
 	return nil
 }
@@ -881,12 +741,7 @@ func (q *Queue[T]) levelsAboveMin() int64 {
 func (q *Queue[T]) collectLevel0(from, key int64, n, limit int) (int64, int) {
 	lv := &q.levels[0]
 	for lv.length > 0 {
-		start := lv.slot(from)
-		s := lv.occupied.next(start)
-		if s < 0 {
-			s = lv.occupied.next(0)
-		}
-		k := from + int64((uint64(s)-uint64(start))&lv.mask)
+		s, k := lv.nextOccupied(from)
 		if k >= key || limit > 0 && n >= limit {
 			if k < q.levelsAboveMin() {
 				q.minKey, q.minValid = k, true
@@ -905,12 +760,8 @@ func (q *Queue[T]) collectLevel0(from, key int64, n, limit int) (int64, int) {
 // FireDue removes the due list's elements in order, calling removed (if not
 // nil) for each, and returns how many this call removed. It is the second
 // half of IncreaseMinAllowedKey (see Removal handlers in the package doc).
-//
-// It is one function, its nothing-due case first, rather than a wrapper
-// around the loop, which saves a call on every advance that fires. Go sets
-// up the deferred call below only on the path that reaches it; an advance
-// with nothing due pays a few instructions for this function's larger frame
-// instead.
+// Its nothing-due case comes first, so that an advance that fires nothing
+// pays no more than a test.
 func (q *Queue[T]) FireDue(removed func(Element[T])) (n int) {
 	if q.dueLen == 0 {
 		q.dueBuf, q.duePos = q.dueBuf[:0], 0
@@ -925,17 +776,11 @@ func (q *Queue[T]) FireDue(removed func(Element[T])) (n int) {
 	warm := 0 // due entries before this one have been touched
 	for q.duePos < len(q.dueBuf) {
 		if q.duePos >= warm {
-			// Touch the next records in a tight loop of independent loads, so
-			// that their cache misses overlap (Go has no prefetch
-			// instruction; a touch inside the handler loop would wait for
-			// each miss in turn).
+			// Touch the next records together, so that their cache misses
+			// overlap, rather than one by one between handlers (see touch).
 			warm = min(q.duePos+prefetchBurst, len(q.dueBuf))
 			if warm-q.duePos > 1 { // one record gains nothing: it is read next
-				var x uint8
-				for _, j := range q.dueBuf[q.duePos:warm] {
-					x += touchRec(q.rec(j))
-				}
-				q.sink = x
+				q.touch(q.dueBuf[q.duePos:warm])
 			}
 		}
 		i := q.dueBuf[q.duePos]
@@ -963,40 +808,6 @@ func (q *Queue[T]) FireDue(removed func(Element[T])) (n int) {
 		i = q.firing[len(q.firing)-1]
 		q.firing = q.firing[:len(q.firing)-1]
 		q.pool.Free(i)
-	}
-	q.dueBuf, q.duePos = q.dueBuf[:0], 0
-	return n
-}
-
-// TakeDue removes the due list's elements in order, as FireDue does, and
-// passes each one's value to take; it returns how many it removed. It is for
-// an owner whose handler runs no user code and calls no method of q
-// (simclock's moves each timer to its batch): each element is removed, and
-// its record freed, before take runs, so FireDue's bookkeeping for handlers
-// that add, remove or panic is not needed, and a take that panics leaves q
-// consistent (the elements after it stay due). Its walk of the due list and
-// its counts are FireDue's, written out again, which saves FireDue a call to
-// a helper that would not inline; keep the two in step.
-func (q *Queue[T]) TakeDue(take func(v T)) int {
-	n := 0
-	warm := 0 // due entries before this one have been touched
-	for q.duePos < len(q.dueBuf) {
-		if q.duePos >= warm {
-			warm = min(q.duePos+prefetchBurst, len(q.dueBuf))
-			q.touch(q.dueBuf[q.duePos:warm]) // see FireDue
-		}
-		i := q.dueBuf[q.duePos]
-		q.duePos++
-		if i == 0 {
-			continue
-		}
-		q.dueLen--
-		q.length--
-		q.counts.Fired++
-		n++
-		v := q.rec(i).Value
-		q.pool.Free(i)
-		take(v)
 	}
 	q.dueBuf, q.duePos = q.dueBuf[:0], 0
 	return n
@@ -1139,35 +950,11 @@ func (q *Queue[T]) moveDown(l int, i uint32) {
 // and whose time is <= maxTime, calling removed for each; the timing wheel's
 // FirePastAlarms. The elements it removes are fixed before any handler runs:
 // first those a panicking handler left due (they come first in key order),
-// then the chosen ones, oldest first. So elements that removed adds are never
-// removed by this call, whatever the queue held when it was called (see
-// Removal handlers in the package doc).
+// then the chosen ones, oldest first, which it moves to the due list before
+// FireDue fires it. So elements that removed adds are never removed by this
+// call, whatever the queue held when it was called (see Removal handlers in
+// the package doc).
 func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) {
-	q.dueAtMinKey(maxTime)
-	q.FireDue(removed)
-	if checked.On {
-		if err := q.CheckCall(); err != nil {
-			q.fail("RemoveAtMinKey", err, maxTime)
-		}
-	}
-}
-
-// TakeAtMinKey is RemoveAtMinKey for the owners of TakeDue: it removes the
-// same elements in the same order, passing each one's value to take, which
-// must call no method of q.
-func (q *Queue[T]) TakeAtMinKey(maxTime int64, take func(v T)) {
-	q.dueAtMinKey(maxTime)
-	q.TakeDue(take)
-	if checked.On {
-		if err := q.CheckCall(); err != nil {
-			q.fail("TakeAtMinKey", err, maxTime)
-		}
-	}
-}
-
-// dueAtMinKey moves the elements whose key is MinAllowedKey() and whose time
-// is <= maxTime to the due list, in order.
-func (q *Queue[T]) dueAtMinKey(maxTime int64) {
 	// Below MaxKey every element with key MinAllowedKey is on level 0; at
 	// MaxKey older ones may stay on higher levels, whose slots holding MaxKey
 	// never pass. Older elements sit higher, so take from the top down.
@@ -1193,6 +980,10 @@ func (q *Queue[T]) dueAtMinKey(maxTime int64) {
 			q.toDue(i)
 		}
 		q.scratch = chosen[:0]
+	}
+	q.FireDue(removed)
+	if checked.On {
+		q.checkAfter("RemoveAtMinKey", maxTime)
 	}
 }
 

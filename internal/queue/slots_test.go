@@ -77,8 +77,8 @@ func TestShrinkDropsSpares(t *testing.T) {
 	q := f.q
 	var at70, at30 []pool.Handle // the "more" elements at keys 70 and 30
 	for h := range q.All() {
-		k, _ := q.Key(h)
-		if v, _ := q.Value(h); v == "more" && k == 70 {
+		e, _ := q.Lookup(h)
+		if v, k := e.Value, e.Key; v == "more" && k == 70 {
 			at70 = append(at70, h)
 		} else if v == "more" && k == 30 {
 			at30 = append(at30, h)

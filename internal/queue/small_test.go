@@ -118,9 +118,9 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 		add := func() { // one Add at a drawn key, mirrored in the model
 			k := keyFor()
 			tm := timeFor(k)
-			h, err := q.AddTime(tm, next)
+			h, err := q.Add(tm, next)
 			if err != nil {
-				fail("AddTime(%d): %v", tm, err)
+				fail("Add(%d): %v", tm, err)
 			}
 			handles[next] = h
 			model = append(model, modelElt{k, tm, seq, next})
@@ -129,7 +129,6 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 		}
 		var got []int
 		collect := func(e Element[int]) { got = append(got, e.Value) }
-		take := func(v int) { got = append(got, v) }
 		switch op := r.IntN(20); {
 		case op < 8 || len(model) == 0: // Add, biased so the load crosses the cap
 			add()
@@ -143,8 +142,8 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 			j := r.IntN(len(model))
 			k := keyFor()
 			tm := timeFor(k)
-			if err := q.ChangeTime(handles[model[j].value], tm); err != nil {
-				fail("ChangeTime(%d): %v", tm, err)
+			if err := q.Change(handles[model[j].value], tm); err != nil {
+				fail("Change(%d): %v", tm, err)
 			}
 			model[j].key, model[j].time, model[j].seq = k, tm, seq
 			seq++
@@ -178,12 +177,10 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 				}
 			}
 			q.CollectTo(k, limit)
-			if r.IntN(2) == 0 {
-				q.FireDue(collect)
-			} else if n := q.TakeDue(take); n != len(got) {
-				fail("TakeDue took %v but returned %d", got, n)
+			if n := q.FireDue(collect); n != len(got) {
+				fail("FireDue removed %v but returned %d", got, n)
 			}
-			expectFired("CollectTo+FireDue or TakeDue", got, want)
+			expectFired("CollectTo+FireDue", got, want)
 		case op < 18: // RemoveAtMinKey: key MinAllowedKey, time up to a bound inside it
 			m := q.MinAllowedKey()
 			maxTime := m<<shift - 1 + r.Int64N(1<<shift+1)
@@ -194,12 +191,8 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 					want = append(want, e.value)
 				}
 			}
-			if r.IntN(2) == 0 {
-				q.RemoveAtMinKey(maxTime, collect)
-			} else {
-				q.TakeAtMinKey(maxTime, take)
-			}
-			expectFired(fmt.Sprintf("RemoveAtMinKey or TakeAtMinKey(%d)", maxTime), got, want)
+			q.RemoveAtMinKey(maxTime, collect)
+			expectFired(fmt.Sprintf("RemoveAtMinKey(%d)", maxTime), got, want)
 		case op < 19:
 			q.Shrink()
 		default:
@@ -232,8 +225,8 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 		}
 		if ok {
 			h, _ := q.MinElt()
-			if v, _ := q.Value(h); v != model[0].value {
-				fail("step %d: MinElt's value %d, model's first %d", step, v, model[0].value)
+			if e, _ := q.Lookup(h); e.Value != model[0].value {
+				fail("step %d: MinElt's value %d, model's first %d", step, e.Value, model[0].value)
 			}
 		}
 	}

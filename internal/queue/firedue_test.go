@@ -7,11 +7,11 @@ import (
 	queue "github.com/gotimingwheel/timingwheel/internal/queue"
 )
 
-// A take that panics leaves the queue consistent: the elements before it and
-// its own are removed, the ones after it stay due, and the next TakeDue takes
-// them in order. Both modes: small mode (keys near MinAllowedKey) and the
-// levels (after a spill).
-func TestTakeDuePanicLeavesQueueConsistent(t *testing.T) {
+// A handler that panics in FireDue leaves the queue consistent: the elements
+// before it and its own are removed, the ones after it stay due, and the next
+// FireDue removes them in order. Both modes: small mode (keys near
+// MinAllowedKey) and the levels (after a spill).
+func TestFireDuePanicLeavesQueueConsistent(t *testing.T) {
 	for _, n := range []int{5, 300} { // 300 > small mode's cap of 128: the levels
 		q := queue.New[int](mustLB(t, 11, 10, 10), 0)
 		for v := range n {
@@ -31,27 +31,27 @@ func TestTakeDuePanicLeavesQueueConsistent(t *testing.T) {
 		func() {
 			defer func() {
 				if recover() == nil {
-					t.Fatalf("n=%d: take's panic did not reach the caller", n)
+					t.Fatalf("n=%d: the handler's panic did not reach the caller", n)
 				}
 			}()
-			q.TakeDue(func(v int) {
-				got = append(got, v)
+			q.FireDue(func(e queue.Element[int]) {
+				got = append(got, e.Value)
 				if len(got) == 2 {
 					panic("take")
 				}
 			})
 		}()
 		if err := q.Invariant(); err != nil {
-			t.Fatalf("n=%d: after a panicking take: %v", n, err)
+			t.Fatalf("n=%d: after a panicking handler: %v", n, err)
 		}
 		if q.Len() != n-2 {
 			t.Fatalf("n=%d: Len %d after two elements were taken, want %d", n, q.Len(), n-2)
 		}
-		if m := q.TakeDue(func(v int) { got = append(got, v) }); m != len(want)-2 {
-			t.Fatalf("n=%d: the second TakeDue took %d, want %d", n, m, len(want)-2)
+		if m := q.FireDue(func(e queue.Element[int]) { got = append(got, e.Value) }); m != len(want)-2 {
+			t.Fatalf("n=%d: the second FireDue removed %d, want %d", n, m, len(want)-2)
 		}
 		if !slices.Equal(got, want) {
-			t.Fatalf("n=%d: took %v, want %v", n, got, want)
+			t.Fatalf("n=%d: removed %v, want %v", n, got, want)
 		}
 		if err := q.Invariant(); err != nil {
 			t.Fatal(err)
