@@ -108,12 +108,22 @@ func (q *Queue[T]) recycle(v []uint32) {
 
 // vacate gives the grown vectors of slot s of level lv, which holds no
 // element any more, to the spares, and points its back vector at its arena
-// chunk again.
+// chunk again; a back vector of up to keepBack entries and a front vector of
+// up to keepFront stay.
 func (q *Queue[T]) vacate(lv *level, s int) {
 	v := &lv.slots[s]
-	q.recycle(v.front)
-	q.recycle(v.back)
-	v.front, v.back = nil, lv.chunk(s)
+	if cap(v.front) > keepFront {
+		q.recycle(v.front)
+		v.front = nil
+	} else {
+		v.front = v.front[:0]
+	}
+	if cap(v.back) > keepBack {
+		q.recycle(v.back)
+		v.back = lv.chunk(s)
+	} else {
+		v.back = v.back[:0]
+	}
 }
 
 // chunk returns slot s's chunk of the level's arena, empty.

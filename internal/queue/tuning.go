@@ -26,6 +26,14 @@ const (
 	// capacities vecBase·2^k, the classes of the spares. The smallest class
 	// above slotStart.
 	vecBase = 8
+
+	// keepBack and keepFront are the largest back and front vectors a slot
+	// keeps when it empties (larger ones go to the spares): a slot that holds
+	// a few dozen elements each turn then does not take vectors from the
+	// spares and give them back every turn, for at most 256 bytes per slot
+	// allocated once; chosen on HOLD at 1e4.
+	keepBack  = 32
+	keepFront = 32
 )
 
 // Small mode (small.go).
