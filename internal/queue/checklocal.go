@@ -46,8 +46,8 @@ func (q *Queue[T]) checkFull(call string, args ...any) {
 
 // CheckCall is checked mode's check after a mutating call, for the queue's
 // owners (a timing wheel, simclock's wheel) after their calls that reached
-// the queue through calls with no hook of their own (CollectTo, FireDue,
-// TakeDue): the local checks of what the calls since the last check
+// the queue through calls with no hook of their own (CollectTo and
+// FireDue): the local checks of what the calls since the last check
 // touched or, on checked.Sched's schedule, the whole Invariant(). A call
 // that changed nothing since the last check (an owner's hook right after
 // the queue's own) checks nothing and does not count. It returns nil or

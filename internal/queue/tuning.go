@@ -54,7 +54,7 @@ const (
 
 // Cache warming (queue.go).
 const (
-	// prefetchBurst is how many due records FireDue and TakeDue touch ahead
+	// prefetchBurst is how many due records FireDue touches ahead
 	// of firing them, so that their cache misses overlap: more overlaps more
 	// misses but touches records a handler may evict first. Measured on
 	// HOLD at 1e5.
