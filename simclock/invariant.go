@@ -109,11 +109,10 @@ func (c *Clock) checkSC5() error {
 		if e.at > c.wnow {
 			return invariant.Errorf("SC5", "batch entry %d at %d, after wnow %d", i, e.at, c.wnow)
 		}
-		if i > c.bpos {
-			if p := c.batch[i-1]; e.at < p.at || e.at == p.at && e.seq < p.seq {
-				return invariant.Errorf("SC5", "batch entry %d (at %d, seq %d) comes before entry %d (at %d, seq %d) ahead of it",
-					i, e.at, e.seq, i-1, p.at, p.seq)
-			}
+		if i > c.bpos && before(e, c.batch[i-1]) {
+			p := c.batch[i-1]
+			return invariant.Errorf("SC5", "batch entry %d (at %d, seq %d) comes before entry %d (at %d, seq %d) ahead of it",
+				i, e.at, e.seq, i-1, p.at, p.seq)
 		}
 	}
 	return nil

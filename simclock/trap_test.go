@@ -256,9 +256,11 @@ func TestTrappedCallbackInSyncAdvanceIsHeld(t *testing.T) {
 	var mu sync.Mutex
 	add := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
 	c.AfterFunc(time.Second, func() { c.AfterFunc(time.Minute, func() {}); add("1s") }) // not matched
+	released := make(chan struct{})
 	c.AfterFunc(2*time.Second, func() {
 		c.AfterFunc(time.Hour, func() {})
 		add("2s released at " + c.Since(t0).String())
+		close(released)
 	})
 	c.AfterFunc(3*time.Second, func() { add("3s") })
 	c.Advance(time.Minute) // would hang if the held callback held it up
@@ -268,6 +270,11 @@ func TestTrappedCallbackInSyncAdvanceIsHeld(t *testing.T) {
 	}
 	c.Advance(time.Second)
 	mustRelease(t, ctx, call)
+	select { // the released callback goes on on its own goroutine
+	case <-released:
+	case <-ctx.Done():
+		t.Fatal("the released callback did not finish")
+	}
 	mu.Lock()
 	got := fmt.Sprint(order)
 	mu.Unlock()

@@ -40,7 +40,7 @@ func (q *Queue[T]) fail(call string, err error, args ...any) {
 func (q *Queue[T]) checkFull(call string, args ...any) {
 	q.chk.reset(q.stamp())
 	if err := q.Invariant(); err != nil {
-		checked.Fail("priorityqueue."+call, args, err)
+		q.fail(call, err, args...)
 	}
 }
 

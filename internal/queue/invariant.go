@@ -119,8 +119,7 @@ func (q *Queue[T]) checkSlot(l, s, limit int) (n int, err error) {
 	}
 	lv := &q.levels[l]
 	v := &lv.slots[s]
-	chunk := cap(v.back) == slotStart && len(lv.arena) == len(lv.slots)*slotStart &&
-		vecAddr(v.back) == vecAddr(lv.arena[s*slotStart:])
+	chunk := lv.backInChunk(s)
 	if !chunk && !vecCapOK(cap(v.back)) || cap(v.front) != 0 && !vecCapOK(cap(v.front)) {
 		return 0, invariant.Errorf("PQ16", "level %d slot %d: back vector of capacity %d (its arena chunk: %v), front vector of capacity %d, want %d·2^k",
 			l, s, cap(v.back), chunk, cap(v.front), vecBase)
@@ -399,7 +398,7 @@ func (q *Queue[T]) checkPQ16() error {
 			if cap(v.front) != 0 {
 				spans = append(spans, newVecSpan(v.front, vecFront, l, s))
 			}
-			if cap(v.back) != slotStart || vecAddr(v.back) != vecAddr(lv.arena[s*slotStart:]) {
+			if !lv.backInChunk(s) {
 				spans = append(spans, newVecSpan(v.back, vecBack, l, s))
 			}
 		}
@@ -444,6 +443,14 @@ const (
 func newVecSpan(v []uint32, kind uint8, a, b int) vecSpan {
 	lo := vecAddr(v)
 	return vecSpan{lo: lo, hi: lo + uintptr(cap(v))*4, kind: kind, a: a, b: b}
+}
+
+// backInChunk reports whether slot s's back vector is its chunk of the
+// level's arena (PQ16).
+func (lv *level) backInChunk(s int) bool {
+	v := lv.slots[s].back
+	return cap(v) == slotStart && len(lv.arena) == len(lv.slots)*slotStart &&
+		vecAddr(v) == vecAddr(lv.arena[s*slotStart:])
 }
 
 // vecAddr is the address of v's first entry (v has capacity).
