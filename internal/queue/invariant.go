@@ -105,13 +105,10 @@ func (q *Queue[T]) checkGeometry() error {
 	return nil
 }
 
-// checkSlot checks slot s of level l: its vectors' capacities (PQ16: the
-// back vector is its arena chunk or has capacity vecBase·2^k, the front
-// vector none or such a one); then, if it has at most limit entries, each
-// entry (checkSlotEntry), its count against its live entries (PQ6), its bit
-// (PQ7) and, above level 0, its cached minimum: minUnknown or the smallest
-// key (PQ13); else its count against its entries and its level's length
-// (PQ6 implies count <= both) and its bit against its count (PQ7). It
+// checkSlot checks slot s of level l: its vectors' capacities (PQ16); then,
+// if it has at most limit entries, each entry (checkSlotEntry), its count
+// (PQ6), its bit (PQ7) and, above level 0, its cached minimum (PQ13); else
+// its count against its entries and its level's length, and its bit. It
 // returns the slot's count; a slot Shrink has released has none.
 func (q *Queue[T]) checkSlot(l, s, limit int) (n int, err error) {
 	if l >= len(q.levels) || s >= len(q.levels[l].slots) {
@@ -119,10 +116,9 @@ func (q *Queue[T]) checkSlot(l, s, limit int) (n int, err error) {
 	}
 	lv := &q.levels[l]
 	v := &lv.slots[s]
-	chunk := lv.backInChunk(s)
-	if !chunk && !vecCapOK(cap(v.back)) || cap(v.front) != 0 && !vecCapOK(cap(v.front)) {
-		return 0, invariant.Errorf("PQ16", "level %d slot %d: back vector of capacity %d (its arena chunk: %v), front vector of capacity %d, want %d·2^k",
-			l, s, cap(v.back), chunk, cap(v.front), vecBase)
+	if !vecCapOK(cap(v.back)) || !vecCapOK(cap(v.front)) {
+		return 0, invariant.Errorf("PQ16", "level %d slot %d: back vector of capacity %d, front vector of capacity %d, want 0 or %d·2^k",
+			l, s, cap(v.back), cap(v.front), vecBase)
 	}
 	entries := len(v.front) + len(v.back)
 	slotMin := int64(math.MaxInt64)
@@ -376,29 +372,19 @@ func (q *Queue[T]) minimum(limit int) (int64, bool) {
 	return best, true
 }
 
-// checkPQ16: the slot vectors own their memory: an allocated level has an
-// arena of slotStart entries per slot; the slots' vectors have the
-// capacities checkSlot allows (it has checked every slot);
-// spare[k] holds only empty vectors of capacity vecBase·2^k; and no two of
-// these vectors and arenas share memory, so that no slot writes into
-// another's entries. Cost: O(slots + v log v) for v vectors outside the
-// arenas.
+// checkPQ16: the slot vectors own their memory: spare[k] holds only empty
+// vectors of capacity vecBase·2^k, and no two slot or spare vectors share
+// memory, so that no slot writes into another's entries (checkSlot has
+// checked the slots' capacities). Cost: O(slots + v log v) for v vectors.
 func (q *Queue[T]) checkPQ16() error {
 	var spans []vecSpan
 	for l := range q.levels {
-		lv := &q.levels[l]
-		if len(lv.arena) != len(lv.slots)*slotStart || lv.slots == nil && lv.arena != nil {
-			return invariant.Errorf("PQ16", "level %d: arena of %d entries for %d slots", l, len(lv.arena), len(lv.slots))
-		}
-		if lv.arena != nil {
-			spans = append(spans, newVecSpan(lv.arena, vecArena, l, 0))
-		}
-		for s := range lv.slots {
-			v := &lv.slots[s]
+		for s := range q.levels[l].slots {
+			v := &q.levels[l].slots[s]
 			if cap(v.front) != 0 {
 				spans = append(spans, newVecSpan(v.front, vecFront, l, s))
 			}
-			if !lv.backInChunk(s) {
+			if cap(v.back) != 0 {
 				spans = append(spans, newVecSpan(v.back, vecBack, l, s))
 			}
 		}
@@ -421,49 +407,34 @@ func (q *Queue[T]) checkPQ16() error {
 	return nil
 }
 
-// vecCapOK reports whether c is a capacity a slot vector outside the
-// arenas may have: vecBase·2^k for some k >= 0 (PQ16).
-func vecCapOK(c int) bool { return c >= vecBase && c&(c-1) == 0 }
+// vecCapOK reports whether c is a capacity a slot vector may have: 0 or
+// vecBase·2^k (PQ16).
+func vecCapOK(c int) bool { return c == 0 || c >= vecBase && c&(c-1) == 0 }
 
-// vecSpan is the memory of one vector or arena, for PQ16: addresses
-// [lo, hi), and what it is.
+// vecSpan is the memory [lo, hi) of one vector, for PQ16, and what it is.
 type vecSpan struct {
 	lo, hi uintptr
-	kind   uint8 // vecArena, vecFront, vecBack or vecSpare
+	kind   uint8 // vecFront, vecBack or vecSpare
 	a, b   int   // level and slot; for a spare, class and index
 }
 
 const (
-	vecArena = iota
-	vecFront
+	vecFront = iota
 	vecBack
 	vecSpare
 )
 
 func newVecSpan(v []uint32, kind uint8, a, b int) vecSpan {
-	lo := vecAddr(v)
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(v)))
 	return vecSpan{lo: lo, hi: lo + uintptr(cap(v))*4, kind: kind, a: a, b: b}
 }
 
-// backInChunk reports whether slot s's back vector is its chunk of the
-// level's arena (PQ16).
-func (lv *level) backInChunk(s int) bool {
-	v := lv.slots[s].back
-	return cap(v) == slotStart && len(lv.arena) == len(lv.slots)*slotStart &&
-		vecAddr(v) == vecAddr(lv.arena[s*slotStart:])
-}
-
-// vecAddr is the address of v's first entry (v has capacity).
-func vecAddr(v []uint32) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(v))) }
-
 func (sp vecSpan) String() string {
 	switch sp.kind {
-	case vecArena:
-		return fmt.Sprintf("level %d's arena", sp.a)
 	case vecFront:
 		return fmt.Sprintf("level %d slot %d's front vector", sp.a, sp.b)
 	case vecBack:
-		return fmt.Sprintf("level %d slot %d's back vector (not its arena chunk)", sp.a, sp.b)
+		return fmt.Sprintf("level %d slot %d's back vector", sp.a, sp.b)
 	}
 	return fmt.Sprintf("spare vector %d of class %d", sp.b, sp.a)
 }

@@ -92,43 +92,31 @@ func (q *Queue[T]) growTo(v []uint32, n int) []uint32 {
 	return w
 }
 
-// recycle puts v, which no slot holds any more, among the spares, unless it
-// is an arena chunk (capacity at most slotStart), which stays its slot's.
+// recycle puts v, which no slot holds any more, among the spares.
 func (q *Queue[T]) recycle(v []uint32) {
-	c := cap(v)
-	if c <= slotStart {
+	if cap(v) == 0 {
 		return
 	}
-	k := vecClass(c)
+	k := vecClass(cap(v))
 	for len(q.spare) <= k {
 		q.spare = append(q.spare, nil)
 	}
 	q.spare[k] = append(q.spare[k], v[:0])
 }
 
-// vacate gives the grown vectors of slot s of level lv, which holds no
-// element any more, to the spares, and points its back vector at its arena
-// chunk again; a back vector of up to keepBack entries and a front vector of
-// up to keepFront stay.
+// vacate gives the vectors of more than keepMax entries of slot s of level
+// lv, which holds no element any more, to the spares.
 func (q *Queue[T]) vacate(lv *level, s int) {
 	v := &lv.slots[s]
-	if cap(v.front) > keepFront {
+	if cap(v.front) > keepMax {
 		q.recycle(v.front)
 		v.front = nil
-	} else {
-		v.front = v.front[:0]
 	}
-	if cap(v.back) > keepBack {
+	if cap(v.back) > keepMax {
 		q.recycle(v.back)
-		v.back = lv.chunk(s)
-	} else {
-		v.back = v.back[:0]
+		v.back = nil
 	}
-}
-
-// chunk returns slot s's chunk of the level's arena, empty.
-func (lv *level) chunk(s int) []uint32 {
-	return lv.arena[s*slotStart : s*slotStart : (s+1)*slotStart]
+	v.front, v.back = v.front[:0], v.back[:0]
 }
 
 // allocLevel allocates the slots of level l on its first use.
@@ -137,10 +125,6 @@ func (q *Queue[T]) allocLevel(l int) {
 	n := int(lv.mask) + 1
 	lv.slots = make([]slot, n)
 	lv.occupied = newBitmap(n)
-	lv.arena = make([]uint32, n*slotStart)
-	for s := range lv.slots {
-		lv.slots[s].back = lv.chunk(s)
-	}
 }
 
 // del takes record i out of slot s of level l, leaving a tombstone.

@@ -289,32 +289,8 @@ func (q *Queue[T]) rtake0() int {
 	return c
 }
 
-// rtakeLone takes the one element of bucket b > 0, whose key is m, to the
-// due buffer, and makes m the base: what rsplit(b, m) and rtake0 would do,
-// without moving the element to bucket 0 first. The buckets above b keep
-// their elements (rsplit's reasoning).
-func (q *Queue[T]) rtakeLone(b int, m int64) int {
-	r := &q.rad
-	bk := &r.b[b]
-	for _, e := range bk.e {
-		if e.idx != 0 {
-			q.dueBuf = append(q.dueBuf, e.idx)
-			break
-		}
-	}
-	bk.e, bk.live = bk.e[:0], 0
-	r.occ &^= 1 << (b & 63) // as in smallPut
-	r.n--
-	r.last = m
-	if checked.On {
-		q.chk.bucket(b)
-	}
-	return 1
-}
-
 // collectSmall is CollectTo in small mode: the due elements are bucket 0's,
-// after splitting the lowest bucket while it holds keys below key, or the
-// lowest bucket's one element (rtakeLone).
+// after splitting the lowest bucket while it holds keys below key.
 func (q *Queue[T]) collectSmall(key int64, limit int) int64 {
 	n := 0
 	for {
@@ -333,14 +309,10 @@ func (q *Queue[T]) collectSmall(key int64, limit int) int64 {
 			key = k
 			break
 		}
-		if b > 0 && q.rad.b[b].live == 1 {
-			n += q.rtakeLone(b, k) // k < key, as below
-		} else {
-			if b > 0 {
-				q.rsplit(b, k) // k < key: the new base stays at most MinAllowedKey
-			}
-			n += q.rtake0()
+		if b > 0 {
+			q.rsplit(b, k) // k < key: the new base stays at most MinAllowedKey
 		}
+		n += q.rtake0()
 		q.minValid = false
 	}
 	q.dueLen += n

@@ -17,23 +17,15 @@ const (
 	// walking a few tombstones costs less than rewriting the slot.
 	compactMin = 32
 
-	// slotStart is the capacity of the back vector each slot starts with,
-	// carved out of one allocation per level (its arena): one allocation per
-	// level instead of one per slot first used, for 16 bytes per slot.
-	slotStart = 4
-
-	// vecBase is the smallest capacity of a grown vector; grown vectors have
-	// capacities vecBase·2^k, the classes of the spares. The smallest class
-	// above slotStart.
+	// vecBase is the smallest capacity of a slot vector; vectors have
+	// capacities vecBase·2^k, the classes of the spares.
 	vecBase = 8
 
-	// keepBack and keepFront are the largest back and front vectors a slot
-	// keeps when it empties (larger ones go to the spares): a slot that holds
-	// a few dozen elements each turn then does not take vectors from the
-	// spares and give them back every turn, for at most 256 bytes per slot
-	// allocated once; chosen on HOLD at 1e4.
-	keepBack  = 32
-	keepFront = 32
+	// keepMax is the largest vector a slot keeps when it empties (larger
+	// ones go to the spares): a slot that holds a few dozen elements each
+	// turn then does not take vectors from the spares and give them back
+	// every turn, for at most 256 bytes per slot; chosen on HOLD at 1e4.
+	keepMax = 32
 )
 
 // Small mode (small.go).
