@@ -2,10 +2,8 @@
 
 package queue
 
-// chkLog is checked mode's record of what the calls touched (chklog_on.go).
-// Without -tags twcheck it has no fields, so a Queue holds nothing for it,
-// and its methods do nothing; every call of them sits in an
-// `if checked.On` block, which the compiler deletes.
+// chkLog is checked mode's log (chklog_on.go); without -tags twcheck it is
+// empty and its calls, in `if checked.On` blocks, compile away.
 type chkLog struct{}
 
 func (*chkLog) entry(l, s int, pos uint32)                      {}

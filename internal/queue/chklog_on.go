@@ -4,12 +4,9 @@ package queue
 
 import "github.com/gotimingwheel/timingwheel/internal/checked"
 
-// chkLog is checked mode's record of what the mutating calls since the
-// last check touched, for the local checks (checklocal.go), and the whole
-// check's schedule. The code that writes a slot or a bucket notes it here
-// in an `if checked.On` block; a call notes at most a few refs per element
-// it puts, removes or moves, so the local checks cost a constant per unit
-// of the call's own work. The check after the call empties it.
+// chkLog is checked mode's record of what the calls since the last check
+// touched (checklocal.go), and the whole check's schedule: a few refs per
+// element a call puts, removes or moves.
 type chkLog struct {
 	sched   checked.Sched
 	entries []chkRef // entries written: slot entries (l >= 0) and bucket entries (l = -1)
@@ -26,7 +23,7 @@ func (c *chkLog) entry(l, s int, pos uint32) {
 func (c *chkLog) slot(l, s int) {
 	ref := chkRef{l: int32(l), s: int32(s)}
 	if n := len(c.slots); n > 0 && c.slots[n-1] == ref {
-		return // a burst of puts into one slot: one check
+		return
 	}
 	c.slots = append(c.slots, ref)
 }
@@ -38,14 +35,14 @@ func (c *chkLog) bucketEntry(b, p int) {
 
 func (c *chkLog) bucket(b int) { c.buckets |= 1 << (b & 63) }
 
-// reset empties the log after a check of the queue in state s.
+// reset empties the log after a check of the queue at stamp s.
 func (c *chkLog) reset(s chkStamp) {
 	c.entries, c.slots, c.buckets = c.entries[:0], c.slots[:0], 0
 	c.last = s
 }
 
-// clean reports whether the queue, in state s, changed nothing since the
-// last check: the log is empty and the stamp is the same.
+// clean reports whether the queue, at stamp s, changed nothing since the
+// last check.
 func (c *chkLog) clean(s chkStamp) bool {
 	return len(c.entries) == 0 && len(c.slots) == 0 && c.buckets == 0 && s == c.last
 }

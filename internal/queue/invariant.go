@@ -11,15 +11,10 @@ import (
 	"github.com/gotimingwheel/timingwheel/invariant"
 )
 
-// Invariant checks every invariant of the queue and returns nil or an
-// *invariant.Violation naming the first one broken: PQ1-PQ16, and the pool's
-// AP1-AP9. docs/invariants.md states each and names the function that checks
-// it; checked mode's local checks (checklocal.go) run the same functions on
-// what a call touched. The order: the geometry and the mode (checkGeometry:
-// PQ1, PQ2, PQ9, PQ14); every slot (checkSlot: PQ16's capacities, each
-// entry's PQ5, PQ3, PQ4, PQ12, then PQ6, PQ7, PQ13) and every level (PQ7,
-// PQ6); the slot vectors' memory (PQ16); the pool (AP*); the counts
-// (checkCounts: PQ15, PQ10, PQ6, PQ8, PQ11). Cost: O(slots + capacity).
+// Invariant checks every invariant of the queue, PQ1-PQ16 and the pool's
+// AP*, and returns nil or an *invariant.Violation naming the first broken,
+// in the order docs/invariants.md gives with each one's function. Cost:
+// O(slots + capacity).
 func (q *Queue[T]) Invariant() error {
 	if err := q.checkGeometry(); err != nil {
 		return err
@@ -33,8 +28,6 @@ func (q *Queue[T]) Invariant() error {
 			}
 			held += n
 		}
-		// Level l's length is what its slots count (PQ6), and a level not
-		// in use (no slots yet) has no bit set (PQ7).
 		if lv := &q.levels[l]; lv.slots == nil && lv.occupied.count() != 0 {
 			return invariant.Errorf("PQ7", "level %d has no slots in use but %d bits set", l, lv.occupied.count())
 		} else if lv.length != held {
@@ -50,17 +43,11 @@ func (q *Queue[T]) Invariant() error {
 	return q.checkCounts(^uint64(0), math.MaxInt)
 }
 
-// checkGeometry checks what costs O(levels) whatever the queue holds, in
-// this order: each level's geometry (PQ1) and its place after the level
-// below (PQ2); the reach (PQ1); level 0's start (PQ9); the mode (PQ14).
+// checkGeometry checks what costs O(levels): PQ1, PQ2, PQ9, PQ14.
 func (q *Queue[T]) checkGeometry() error {
 	var bitsPerSlot uint
 	held := 0 // not 0 iff a level's length is not
 	for l := range q.levels {
-		// PQ1: shift_i = s_i, 2^b_i slots (when in use, with a bitmap of as
-		// many bits), keysPerSlot_i = 2^s_i, span_i = 2^(b_i+s_i) - 1 (MaxKey
-		// at 62 bits), min_i slot-aligned (or MaxKey), max_i = min(min_i +
-		// span_i, MaxKey).
 		lv := &q.levels[l]
 		nslots := int(lv.mask) + 1
 		span := MaxKey
@@ -77,8 +64,6 @@ func (q *Queue[T]) checkGeometry() error {
 		}
 		bitsPerSlot += lv.bits
 		held |= lv.length
-		// PQ2: no gap: min_i = floor(max_(i-1) + 1, 2^s_i), or MaxKey if
-		// max_(i-1) = MaxKey.
 		if prev := &q.levels[max(l-1, 0)]; l > 0 && lv.minKey != lv.minAfter(prev.maxKey) {
 			return invariant.Errorf("PQ2", "level %d: min %d, want %d after level %d's max %d",
 				l, lv.minKey, lv.minAfter(prev.maxKey), l-1, prev.maxKey)
@@ -87,16 +72,10 @@ func (q *Queue[T]) checkGeometry() error {
 	if want := min(q.levels[len(q.levels)-1].maxKey, MaxKey>>q.shift); q.reach != want {
 		return invariant.Errorf("PQ1", "reach %d, want %d (the top level's max, at most %d)", q.reach, want, MaxKey>>q.shift)
 	}
-	// PQ9: 0 <= min_0 = MinAllowedKey <= MaxKey; in small mode, where the
-	// levels hold nothing and their geometry is brought up lazily, 0 <=
-	// min_0 <= MinAllowedKey <= MaxKey.
 	if m0 := q.levels[0].minKey; m0 < 0 || m0 > q.minAllowed || m0 < q.minAllowed && !q.small || q.minAllowed > MaxKey {
 		return invariant.Errorf("PQ9", "level 0 min %d, MinAllowedKey %d, small mode %v, want 0 <= min = MinAllowedKey <= %d (min <= MinAllowedKey in small mode)",
 			m0, q.minAllowed, q.small, MaxKey)
 	}
-	// PQ14: in small mode the levels hold nothing and the radix heap at most
-	// curCap elements, where 0 < smallCap <= curCap <= wideCap; out of it the
-	// radix heap is empty.
 	if !q.small && q.rad.n != 0 || q.small && (held != 0 || q.smallCap <= 0 ||
 		q.curCap < q.smallCap || q.curCap > q.wideCap || q.rad.n > q.curCap) {
 		return invariant.Errorf("PQ14", "small mode %v holds %d, cap %d, allowed caps [%d, %d], elements on the levels %v",
@@ -154,10 +133,10 @@ func (q *Queue[T]) checkSlot(l, s, limit int) (n int, err error) {
 	return n, nil
 }
 
-// checkSlotEntry checks the entry at position p of slot s of level l, in
-// its front (half = frontBit) or back (half = 0) vector, unless there is
-// none or it is a tombstone: PQ5, PQ3, PQ4 and PQ12 for the record it
-// names. It returns the record's index (0: none) and key.
+// checkSlotEntry checks the entry at position p of slot s of level l, in its
+// front (half = frontBit) or back vector, unless there is none or it is a
+// tombstone: PQ5, PQ3, PQ4, PQ12. It returns the record's index (0: none)
+// and key.
 func (q *Queue[T]) checkSlotEntry(l, s int, half uint32, p int) (i uint32, key int64, err error) {
 	lv := &q.levels[l]
 	vec := lv.slots[s].back
@@ -189,11 +168,9 @@ func (q *Queue[T]) checkSlotEntry(l, s int, half uint32, p int) (i uint32, key i
 	return i, key, nil
 }
 
-// checkCounts checks the radix heap (checkRadix); the due list (PQ10, PQ6)
-// when it has at most limit entries; Len against the counts of the levels,
-// small mode and the due list (PQ6 implies it; the whole check has checked
-// each against the entries); the cached minimum (PQ8) unless finding the
-// minimum would walk more than limit entries; the records in use (PQ11).
+// checkCounts checks the radix heap (PQ15), the due list (PQ10, PQ6) when
+// it has at most limit entries, Len (PQ6), the cached minimum (PQ8) unless
+// finding it walks more than limit entries, and the records in use (PQ11).
 func (q *Queue[T]) checkCounts(touched uint64, limit int) error {
 	if err := q.checkRadix(touched, limit); err != nil {
 		return err
@@ -213,20 +190,13 @@ func (q *Queue[T]) checkCounts(touched uint64, limit int) error {
 	if m, ok := q.minimum(limit); ok && q.minValid && (m < 0 || q.minKey != m) {
 		return invariant.Errorf("PQ8", "cached minimum %d, true minimum on the levels %d", q.minKey, m)
 	}
-	// PQ11: no record leaks: the pool's live records are the queue's
-	// elements and the records whose handler is running.
 	if q.pool.Live() != q.length+len(q.firing) {
 		return invariant.Errorf("PQ11", "pool has %d live records, queue %d + %d firing", q.pool.Live(), q.length, len(q.firing))
 	}
 	return nil
 }
 
-// checkPQ10: the due list is in removal order and holds nothing above the
-// minimum: each entry names a record that is due (or still on level 0 with a
-// key below MinAllowedKey: CollectTo does not touch them), keys do not
-// decrease along the buffer, none is above MinAllowedKey; and its count is
-// its live entries (PQ6). It is non-empty only while a removal is under
-// way or after a handler panicked.
+// checkPQ10 checks the due list (PQ10) and its count (PQ6).
 func (q *Queue[T]) checkPQ10() error {
 	if q.duePos < 0 || q.duePos > len(q.dueBuf) {
 		return invariant.Errorf("PQ10", "due position %d outside [0, %d]", q.duePos, len(q.dueBuf))
@@ -254,12 +224,8 @@ func (q *Queue[T]) checkPQ10() error {
 	return nil
 }
 
-// checkRadix checks the radix heap (PQ15): its base is at most
-// MinAllowedKey; a bucket in touched (bit b) of at most limit entries is
-// walked (checkBucketEntry) and its count is its live entries; any other
-// bucket's count is at most its entries; a bucket counting 0 has none; the
-// occupancy word has bit b set iff bucket b's count is not 0 (and none at
-// or above the number of buckets); n is the sum of the counts.
+// checkRadix checks the radix heap (PQ15), walking the buckets in touched
+// (bit b) of at most limit entries; of the others, the counts.
 func (q *Queue[T]) checkRadix(touched uint64, limit int) error {
 	r := &q.rad
 	if r.last > q.minAllowed {
@@ -297,11 +263,9 @@ func (q *Queue[T]) checkRadix(touched uint64, limit int) error {
 	return nil
 }
 
-// checkBucketEntry checks the entry at position p of bucket b, unless there
-// is none or it is a tombstone (PQ15): it names a record in state 1 whose
-// key is the entry's, within [MinAllowedKey, maxKey = MaxAllowedKey()], in
-// bucket bits.Len64(key XOR base) = b, whose Next is b << 26 | p. It
-// returns the record's index (0: none).
+// checkBucketEntry checks the entry at position p of bucket b (PQ15),
+// unless there is none or it is a tombstone, and returns its record's index
+// (0: none). maxKey is MaxAllowedKey().
 func (q *Queue[T]) checkBucketEntry(b, p int, maxKey int64) (uint32, error) {
 	r := &q.rad
 	if b >= len(r.b) || p < 0 || p >= len(r.b[b].e) || r.b[b].e[p].idx == 0 {
@@ -320,12 +284,10 @@ func (q *Queue[T]) checkBucketEntry(b, p int, maxKey int64) (uint32, error) {
 	return e.idx, nil
 }
 
-// minimum returns the smallest key on the levels or in small mode (-1 when
-// they hold none), for PQ8, found as computeMinKey finds it (through the
-// bitmaps and the lowest bucket) but reading the keys from the entries and
-// caching nothing; false if that would walk more than limit entries. On a
-// queue whose PQ7 or PQ15 is broken it may be wrong (the whole check has
-// checked them before); on a valid queue it is exact.
+// minimum returns the smallest key not due (-1: none), for PQ8, as
+// computeMinKey finds it but reading the entries and caching nothing; false
+// if that would walk more than limit entries. It is exact on a queue whose
+// PQ7 and PQ15 hold (the whole check has checked them before).
 func (q *Queue[T]) minimum(limit int) (int64, bool) {
 	best := int64(math.MaxInt64)
 	if r := &q.rad; q.small && r.occ != 0 {
@@ -345,16 +307,10 @@ func (q *Queue[T]) minimum(limit int) (int64, bool) {
 		if q.small || lv.minKey > best {
 			break
 		}
-		start := lv.slot(lv.minKey)
-		s := lv.occupied.next(start)
-		if s < 0 {
-			s = lv.occupied.next(0)
-		}
-		if s < 0 || lv.slots == nil {
+		if lv.slots == nil || lv.occupied.next(0) < 0 {
 			continue
 		}
-		dist := int64((uint64(s) - uint64(start)) & lv.mask)
-		slotStart := lv.alignDown(lv.minKey) + dist<<lv.shift
+		s, slotStart := lv.nextOccupied(lv.minKey)
 		if slotStart >= best {
 			continue
 		}

@@ -8,15 +8,13 @@ import (
 )
 
 // The slots' vectors and their recycling: docs/design.md, "Levels and
-// slots" and "Slot vectors are recycled"; invariants PQ5 and PQ16.
+// slots"; PQ5, PQ16.
 
 // frontBit marks, in a record's Next, a position in its slot's front vector.
 const frontBit = 1 << 31
 
-// slot is one slot of a level: its elements in order, front (read from the
-// end) then back (from the start), with tombstones (0). All a put, a removal
-// or a take reads of a slot sits in this one 64-byte struct, one cache line
-// on 64-bit targets.
+// slot is one slot of a level, 64 bytes: its elements in order, front (read
+// from the end) then back, with tombstones (0).
 type slot struct {
 	front  []uint32 // put ahead by cascades; in order from the end
 	back   []uint32 // added; in order from the start
@@ -27,9 +25,8 @@ type slot struct {
 // minUnknown marks a slot whose smallest key is not cached (slot.minKey).
 const minUnknown = -1
 
-// put puts record i, whose key is key, in slot s of level l: at the back, or
-// (ahead) before every element already there. It allocates the level's slots on
-// first use.
+// put puts record i, of key key, in slot s of level l: at the back, or
+// (ahead) before every element there. It allocates the level on first use.
 func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 	lv := &q.levels[l]
 	if lv.slots == nil {
@@ -66,16 +63,14 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 	}
 }
 
-// vecClass returns the k for which vecBase·2^k is the smallest such capacity
-// of at least n >= 1.
+// vecClass returns the smallest k with vecBase·2^k >= n >= 1.
 func vecClass(n int) int { return bits.Len(uint(n-1) / vecBase) }
 
-// grow returns a vector holding v's entries with room for twice as many, at
-// least vecBase (growTo).
+// grow returns v's entries in a vector of twice the room, at least vecBase.
 func (q *Queue[T]) grow(v []uint32) []uint32 { return q.growTo(v, max(vecBase, 2*cap(v))) }
 
-// growTo returns a vector holding v's entries, of capacity vecBase·2^k >= n,
-// taken from the spares when there is one; v goes to the spares.
+// growTo returns v's entries in a vector of capacity vecBase·2^k >= n, a
+// spare if there is one; v goes to the spares.
 func (q *Queue[T]) growTo(v []uint32, n int) []uint32 {
 	k := vecClass(n)
 	var w []uint32
@@ -119,7 +114,6 @@ func (q *Queue[T]) vacate(lv *level, s int) {
 	v.front, v.back = v.front[:0], v.back[:0]
 }
 
-// allocLevel allocates the slots of level l on its first use.
 func (q *Queue[T]) allocLevel(l int) {
 	lv := &q.levels[l]
 	n := int(lv.mask) + 1
@@ -138,7 +132,7 @@ func (q *Queue[T]) del(l, s int, i uint32) {
 		v.back[p] = 0
 	}
 	if l > 0 && lv.slots[s].minKey == q.keyOf(r) {
-		lv.slots[s].minKey = minUnknown // the minimum may have left; the next query walks the slot
+		lv.slots[s].minKey = minUnknown
 	}
 	lv.slots[s].count--
 	lv.length--
@@ -171,8 +165,7 @@ func (q *Queue[T]) each(l, s int, f func(i uint32) bool) {
 	}
 }
 
-// compact rewrites slot s of level l without tombstones, all in back, in
-// order, and records the new positions.
+// compact rewrites slot s of level l without tombstones, all in back.
 func (q *Queue[T]) compact(l, s int) {
 	v := &q.levels[l].slots[s]
 	tmp := q.scratch[:0]
@@ -203,10 +196,8 @@ func (q *Queue[T]) empty(l, s int) {
 	}
 }
 
-// take appends the records of level-0 slot s, in order, to the due buffer and
-// empties the slot, without touching the records: they keep saying "level 0",
-// and their keys, below MinAllowedKey once CollectTo ends, say they are due
-// (isDue). It returns how many it moved.
+// take moves level-0 slot s's records, in order, to the due buffer without
+// touching them (isDue), and returns how many.
 func (q *Queue[T]) take(s int) int {
 	v := &q.levels[0].slots[s]
 	for j := len(v.front) - 1; j >= 0; j-- {
@@ -236,8 +227,8 @@ func (q *Queue[T]) dueHead() uint32 {
 	return 0
 }
 
-// dueDel takes record i out of the due buffer (a rare path: a handler
-// removing or rescheduling an alarm that is due), leaving a tombstone.
+// dueDel takes record i out of the due buffer (a rare path), leaving a
+// tombstone.
 func (q *Queue[T]) dueDel(i uint32) {
 	for j := q.duePos; j < len(q.dueBuf); j++ {
 		if q.dueBuf[j] == i {

@@ -10,36 +10,29 @@ import (
 	"github.com/gotimingwheel/timingwheel/internal/checked"
 )
 
-// Small mode: a queue that holds few elements keeps them in a radix heap
-// instead of on the levels. How it works, its caps and why:
-// docs/design.md, "Small mode"; invariants PQ14 and PQ15.
+// Small mode's radix heap: docs/design.md, "Small mode"; PQ14, PQ15.
 
-// posBits is how many bits of a record's Next hold its position in its
-// bucket; the bucket number is above them.
+// posBits is how many low bits of a record's Next hold its position in its
+// bucket (rpos); the bucket number is above them.
 const posBits = 26
 
-// rpos is what a record's Next holds in small mode: bucket b, position p.
 func rpos(b, p int) uint32 { return uint32(b)<<posBits | uint32(p) }
 
-// entryOf returns the bucket and position a record's Next names in small
-// mode, and whether that entry exists and holds record i.
+// entryOf returns the bucket and position a record's Next names, and
+// whether that entry exists and holds record i.
 func (r *radix) entryOf(next, i uint32) (b, p int, ok bool) {
 	b, p = int(next>>posBits), int(next&(1<<posBits-1))
 	return b, p, b < len(r.b) && p < len(r.b[b].e) && r.b[b].e[p].idx == i
 }
 
 // rent is one entry of a bucket: a key and a record index (0: a tombstone).
-// It holds no pointer, so entries past a bucket's length are left as they
-// are.
 type rent struct {
 	key int64
 	idx uint32
 }
 
-// radix is the small mode's radix heap. Its bucket vectors exist up to the
-// highest bucket ever used (at most 63: keys are below 2^62, so k XOR last
-// has at most 62 bits), so that a small queue
-// whose keys lie close together holds a few bucket headers, not 63.
+// radix is small mode's radix heap; its buckets exist up to the highest
+// ever used (at most 63).
 type radix struct {
 	last int64     // the base: at most every key held and MinAllowedKey
 	occ  uint64    // bit b is set iff bucket b holds an element
@@ -47,24 +40,20 @@ type radix struct {
 	b    []rbucket // the buckets 0 to len(b)-1
 }
 
-// rbucket is one bucket of the radix heap.
 type rbucket struct {
 	e    []rent // its entries, in arrival order, with tombstones
 	live uint32 // its elements (entries other than tombstones)
 }
 
-// reach makes buckets 0 to b exist, new ones empty, in one allocation at
-// most (the first key of a new queue often lands in bucket 20 or more).
+// reach makes buckets 0 to b exist, in one allocation at most.
 func (r *radix) reach(b int) {
 	n := len(r.b)
 	r.b = slices.Grow(r.b, b+1-n)[:b+1]
 	clear(r.b[n:])
 }
 
-// smallCapFor returns how many elements small mode holds for a level 0 of
-// 2^b0 slots, however the keys lie: up to one eighth of the slots, at most
-// smallMax, and 0 (no small mode) below 8 slots, where the levels are small
-// anyway (and the exhaustive tests drive the levels' code).
+// smallCapFor returns smallCap for a level 0 of 2^b0 slots: an eighth of the
+// slots, at most smallMax (0 below 8 slots: no small mode).
 func smallCapFor(b0 uint) int {
 	if b0 >= 11 {
 		return smallMax
@@ -72,9 +61,8 @@ func smallCapFor(b0 uint) int {
 	return min(smallMax, 1<<b0>>3)
 }
 
-// wideCapFor returns the most elements small mode holds, for a level 0 of
-// 2^b0 slots, while more than half its keys lie beyond level 0: 16 times
-// the slots, at most wideMax, never below smallCapFor(b0).
+// wideCapFor returns wideCap for a level 0 of 2^b0 slots: 16 times the
+// slots, at most wideMax, at least smallCapFor(b0).
 func wideCapFor(b0 uint) int {
 	if b0 >= 11 {
 		return wideMax
@@ -82,9 +70,9 @@ func wideCapFor(b0 uint) int {
 	return max(smallCapFor(b0), min(wideMax, 16<<b0))
 }
 
-// makeRoom is called by an Add in small mode that finds curCap elements. It
-// doubles curCap when it may grow and more than half the keys lie beyond
-// level 0's range, and reports whether it did; otherwise the caller spills.
+// makeRoom doubles curCap, for an Add that finds small mode full, when it
+// may grow and more than half the keys lie beyond level 0, and reports
+// whether it did; otherwise the caller spills.
 func (q *Queue[T]) makeRoom() bool {
 	if q.curCap >= q.wideCap {
 		return false
@@ -105,10 +93,8 @@ func (q *Queue[T]) makeRoom() bool {
 	return true
 }
 
-// syncLevels brings the levels' geometry, which small mode lets lag,
-// up to MinAllowedKey; whatever reads it in small mode (makeRoom, spill)
-// calls this first. The layout is a function of level 0's minimum alone, so
-// bringing it up once equals bringing it up at every step.
+// syncLevels brings the levels' geometry, which small mode lets lag, up to
+// MinAllowedKey, for what reads it in small mode (makeRoom, spill).
 func (q *Queue[T]) syncLevels() {
 	if q.levels[0].minKey < q.minAllowed {
 		q.setMin(q.minAllowed) // the levels hold nothing: no cascade
@@ -122,21 +108,16 @@ func (q *Queue[T]) enterSmall() {
 	q.smallReset()
 }
 
-// bucketOf returns the bucket of key k against the base.
 func (r *radix) bucketOf(k int64) int { return bits.Len64(uint64(k ^ r.last)) }
 
 // smallLen returns the number of elements in small mode.
 func (q *Queue[T]) smallLen() int { return q.rad.n }
 
-// smallPut puts record i, whose key is key (at least MinAllowedKey), in
-// small mode, after every element with its key: at the end of its bucket,
-// its position in its record.
+// smallPut appends record i, of key key, to its bucket.
 func (q *Queue[T]) smallPut(i uint32, key int64) {
 	r := &q.rad
 	if r.n == 0 {
-		// Empty: start afresh, the base as close to the keys as the rules
-		// allow, and the cap back at smallCap, so that a queue whose keys
-		// were spread once does not keep a large cap for keys that are not.
+		// Empty: the base as close to the keys as allowed, the cap reset.
 		r.last = q.minAllowed
 		q.curCap = q.smallCap
 	}
@@ -150,15 +131,15 @@ func (q *Queue[T]) smallPut(i uint32, key int64) {
 	rec.SetState(1)
 	bk.e = append(bk.e, rent{key, i})
 	bk.live++
-	r.occ |= 1 << (b & 63) // b < 64; the mask spares Go's check for shifts of 64 or more
+	r.occ |= 1 << (b & 63) // b < 64: the mask spares Go's code for larger shifts
 	r.n++
 	if checked.On {
 		q.chk.bucketEntry(b, len(bk.e)-1)
 	}
 }
 
-// smallFind returns the bucket and position of record i, whose key is key.
-// It panics if the record is not there (a corrupt queue).
+// smallFind returns the bucket and position of record i, of key key; it
+// panics on a corrupt queue.
 func (q *Queue[T]) smallFind(i uint32, key int64) (b, p int) {
 	b, p, ok := q.rad.entryOf(q.rec(i).Next, i)
 	if !ok || q.rad.b[b].e[p].key != key {
@@ -167,7 +148,7 @@ func (q *Queue[T]) smallFind(i uint32, key int64) (b, p int) {
 	return b, p
 }
 
-// smallDel takes record i, whose key is key, out of small mode, leaving a
+// smallDel takes record i, of key key, out of small mode, leaving a
 // tombstone.
 func (q *Queue[T]) smallDel(i uint32, key int64) {
 	b, p := q.smallFind(i, key)
@@ -207,8 +188,7 @@ func (q *Queue[T]) rcompact(b int) {
 	}
 }
 
-// rlowest returns the lowest occupied bucket and its smallest key; false
-// when small mode holds nothing.
+// rlowest returns the lowest occupied bucket and its smallest key, or false.
 func (q *Queue[T]) rlowest() (b int, k int64, ok bool) {
 	r := &q.rad
 	if r.occ == 0 {
@@ -227,9 +207,8 @@ func (q *Queue[T]) rlowest() (b int, k int64, ok bool) {
 	return b, k, true
 }
 
-// rsplit redistributes bucket b > 0, whose smallest key is m, against m:
-// m becomes the base, and each of the bucket's elements goes, in order, to
-// the end of a lower bucket (those of key m to bucket 0).
+// rsplit redistributes bucket b > 0, whose smallest key is m, in order, to
+// lower buckets against m, the new base.
 func (q *Queue[T]) rsplit(b int, m int64) {
 	r := &q.rad
 	r.last = m
@@ -243,10 +222,7 @@ func (q *Queue[T]) rsplit(b int, m int64) {
 		}
 		nb := bits.Len64(uint64(e.key ^ m)) // below b: no bucket to add
 		bk := &bs[nb]
-		// rpos(nb, len(bk.e)) written out: the compiler does not inline
-		// rpos in this loop, and a call per element moved shows on
-		// HOLD-EXACT (figures in the commit message).
-		recs[e.idx].Next = uint32(nb)<<posBits | uint32(len(bk.e))
+		recs[e.idx].Next = rpos(nb, len(bk.e))
 		bk.e = append(bk.e, e)
 		bk.live++
 		occ |= 1 << (nb & 63) // as in smallPut
@@ -261,16 +237,14 @@ func (q *Queue[T]) rsplit(b int, m int64) {
 	}
 }
 
-// smallMinKey returns the smallest key in small mode, which must hold
-// something.
+// smallMinKey returns the smallest key in small mode, which holds some.
 func (q *Queue[T]) smallMinKey() int64 {
 	_, k, _ := q.rlowest()
 	return k
 }
 
-// rtake0 appends bucket 0's elements, in order, to the due buffer and
-// empties it, without touching their records, and returns how many it
-// moved.
+// rtake0 moves bucket 0's elements, in order, to the due buffer without
+// touching their records, and returns how many.
 func (q *Queue[T]) rtake0() int {
 	r := &q.rad
 	bk := &r.b[0]
@@ -320,16 +294,14 @@ func (q *Queue[T]) collectSmall(key int64, limit int) int64 {
 	return key
 }
 
-// smallFirstWithKey returns the element of key k that removal would take
-// first in small mode, or 0.
+// smallFirstWithKey returns the first element of key k in small mode, or 0.
 func (q *Queue[T]) smallFirstWithKey(k int64) uint32 {
 	first := uint32(0)
 	q.smallEachWithKey(k, func(i uint32) bool { first = i; return false })
 	return first
 }
 
-// smallEachWithKey calls f on the elements of key k in small mode, in
-// order.
+// smallEachWithKey calls f on the elements of key k in order.
 func (q *Queue[T]) smallEachWithKey(k int64, f func(i uint32) bool) {
 	b := q.rad.bucketOf(k)
 	if q.rad.n == 0 || k < q.rad.last || b >= len(q.rad.b) {
@@ -364,8 +336,7 @@ func (q *Queue[T]) smallReset() {
 	r.occ, r.n, r.last = 0, 0, q.minAllowed
 }
 
-// smallMoved tells small mode that Shrink moved record from, whose Next it
-// kept, to index to.
+// smallMoved tells small mode that Shrink moved record from to index to.
 func (q *Queue[T]) smallMoved(from, to uint32) {
 	b, p, ok := q.rad.entryOf(q.rec(to).Next, from)
 	if !ok {
@@ -374,8 +345,8 @@ func (q *Queue[T]) smallMoved(from, to uint32) {
 	q.rad.b[b].e[p].idx = to
 }
 
-// smallClip rewrites the buckets without tombstones at their exact size,
-// and drops the empty buckets above the highest occupied one (Shrink).
+// smallClip rewrites the buckets without tombstones at their exact size and
+// drops the empty ones on top (Shrink).
 func (q *Queue[T]) smallClip() {
 	r := &q.rad
 	for b := range r.b {
@@ -402,11 +373,8 @@ func (q *Queue[T]) smallBytes() int {
 	return n*int(unsafe.Sizeof(rent{})) + cap(q.rad.b)*int(unsafe.Sizeof(rbucket{}))
 }
 
-// spill leaves small mode: it moves the elements bucket by bucket, each
-// bucket's in order, to the back of their slots on the lowest level covering
-// each (as Add puts them), so every key's elements sit on one level in
-// insertion order, unsorted (docs/design.md, "Spill"). Placing reads and
-// writes only the levels and the records, so the buckets are emptied after.
+// spill leaves small mode: each bucket's elements, in order, go where Add
+// would put them (docs/design.md, "Spill").
 func (q *Queue[T]) spill() {
 	q.syncLevels()
 	q.small = false
@@ -420,12 +388,9 @@ func (q *Queue[T]) spill() {
 	q.smallReset()
 }
 
-// unspill enters small mode from the levels (Shrink does, when they hold
-// at most smallCap elements): it gathers the elements level by level from
-// the top, each slot in order, sorts them stably by key and puts them in
-// that order. For each key the elements on higher levels are the older
-// ones, and within a slot they are in insertion order (PQ-ORDER), so each
-// key's elements go in in insertion order.
+// unspill enters small mode from the levels (Shrink): the elements,
+// gathered from the top level down and sorted stably by key, are in firing
+// order (PQ-ORDER).
 func (q *Queue[T]) unspill() {
 	var all []rent
 	for l := len(q.levels) - 1; l >= 0; l-- {
@@ -449,8 +414,7 @@ func (q *Queue[T]) unspill() {
 }
 
 // removeAtMinSmall is RemoveAtMinKey's choice in small mode: the elements
-// of key k (MinAllowedKey) with a time <= maxTime leave, in order, for the
-// due list; the others keep their order.
+// of key k with a time <= maxTime go to the due list.
 func (q *Queue[T]) removeAtMinSmall(k, maxTime int64) {
 	b, m, ok := q.rlowest()
 	if !ok || m != k {

@@ -1,16 +1,15 @@
 package queue
 
-// The tuned constants of the queue, in one place: each says what it trades
-// and how its value was chosen. The measurements are in the commit messages
-// that set or kept them; docs/design.md describes the mechanisms.
+// The tuned constants of the queue: what each trades and how it was chosen
+// (the measurements are in the commit messages; the mechanisms in
+// docs/design.md).
 
 // Slot vectors (slots.go) and buckets (small.go).
 const (
 	// compactRatio: a slot of compactMin entries or more is compacted when
-	// it holds more than compactRatio entries per element. Fewer compactions
-	// (each rewrites every kept element's record) for more tombstones kept;
-	// 4 instead of 2 (tombstones outnumber elements) measured on TIMEOUT,
-	// which removes most of what it adds.
+	// it holds more than compactRatio entries per element: fewer compactions
+	// (each rewrites every kept record) for more tombstones kept. Measured on
+	// TIMEOUT, which removes most of what it adds.
 	compactRatio = 4
 
 	// compactMin: slots and buckets of fewer entries are never compacted:
@@ -31,10 +30,9 @@ const (
 // Small mode (small.go).
 const (
 	// smallMax is the most elements small mode holds however its keys lie:
-	// the radix heap instead of the levels' slot arrays, which cost
-	// kilobytes per level before the first element; narrow keys beyond it
-	// go to the levels, where they never move. Measured on HOLD and
-	// HOLD-EXACT at 100 and 1000.
+	// a radix heap instead of slot arrays of kilobytes per level; narrow
+	// keys beyond it go to the levels, where they never move. Measured on
+	// HOLD and HOLD-EXACT at 100 and 1000.
 	smallMax = 128
 
 	// wideMax is the most elements small mode holds while most of its keys
@@ -46,10 +44,9 @@ const (
 
 // Cache warming (queue.go).
 const (
-	// prefetchBurst is how many due records FireDue touches ahead
-	// of firing them, so that their cache misses overlap: more overlaps more
-	// misses but touches records a handler may evict first. Measured on
-	// HOLD at 1e5.
+	// prefetchBurst is how many due records FireDue touches ahead of firing
+	// them: more overlaps more misses but touches records a handler may
+	// evict first. Measured on HOLD at 1e5.
 	prefetchBurst = 16
 
 	// cascadeAhead is how many records moveAll touches ahead of the one it
