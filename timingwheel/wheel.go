@@ -52,18 +52,15 @@
 //		w.Step(handle)
 //	}
 //
-// With no end, for w.Step(handle) {} runs until no event is left. Step on an
-// empty wheel changes nothing, so a loop that steps once too often is
-// harmless. Whatever the precision, Step fires an alarm added at or after
-// Now() at its own time; the precision only sets how far before Now() Add
-// still accepts a time (the start of the current interval), and such a late
-// alarm fires at the next Step, at Now(). The M/M/1 example checks a
-// simulation against queueing theory.
+// With no end, for w.Step(handle) {} runs until no event is left; Step on an
+// empty wheel changes nothing. Whatever the precision, Step fires an alarm
+// added at or after Now() at its own time; an alarm added late (before
+// Now(), in the current interval) fires at the next Step, at Now(). The
+// M/M/1 example checks a simulation against queueing theory.
 //
 // # Guarantees
 //
-// These are the rules every method's doc refers to; docs/invariants.md
-// states them as formulas.
+// The rules every method's doc refers to (docs/invariants.md has formulas):
 //
 //   - Never early: AdvanceClock(to) and AdvanceClockLimit fire only alarms
 //     with at < IntervalStart(to), so at < Now(); Step, FirePastAlarms and
@@ -88,12 +85,12 @@
 //
 // A handler runs with the clock already where its call moves it: at to for
 // AdvanceClock, at the alarm's time for Step (or later, for an overdue alarm
-// that fires first). It may call any method of the wheel. Inside it, the firing alarm is no longer a member (Mem is false)
-// but AlarmAt, AlarmValue and AlarmIntervalNum still answer for it. What a
-// firing call fires is fixed before its first handler runs: an alarm a
-// handler removes or reschedules before its turn does not fire in this call,
-// and an alarm a handler adds (at or after the current interval) fires in a
-// later call.
+// that fires first). It may call any method of the wheel. Inside it, the
+// firing alarm is no longer a member (Mem is false) but AlarmAt, AlarmValue
+// and AlarmIntervalNum still answer for it. What a firing call fires is
+// fixed before its first handler runs: an alarm a handler removes or
+// reschedules before its turn does not fire in this call, and one a handler
+// adds fires in a later call.
 //
 // If a handler panics, the panic reaches the caller and the wheel stays
 // valid: the due alarms not yet fired stay in the wheel, overdue, and fire
@@ -112,9 +109,9 @@
 //
 // A call that fails changes nothing and returns an error that wraps one of
 // the Err variables (use errors.Is) and names the value it got and, where
-// there is one, the range it allows. A handle that is not in the wheel (removed, fired, cleared, the
-// zero Alarm, or another wheel's) gives ErrInvalidAlarm; it never names
-// another alarm.
+// there is one, the range it allows. A handle that is not in the wheel
+// (removed, fired, cleared, the zero Alarm, or another wheel's) gives
+// ErrInvalidAlarm; it never names another alarm.
 //
 // # Cost
 //
@@ -147,9 +144,7 @@ const maxTimeNs = queue.MaxKey // 2^62-1 ns after the epoch
 // are out of range.
 var MaxTime = time.Unix(0, maxTimeNs).UTC()
 
-// Errors, usable with errors.Is. Each error a method returns wraps one of
-// them and names the value it got and, where there is one, the range it
-// allows. A call that fails changes nothing.
+// Errors, usable with errors.Is (see Errors in the package doc).
 var (
 	ErrTimeOutOfRange        = errors.New("timingwheel: time out of range")
 	ErrIntervalNumOutOfRange = errors.New("timingwheel: interval number out of range")
@@ -162,15 +157,13 @@ var (
 	ErrInvalidAlarm = errors.New("timingwheel: alarm is not in the wheel")
 )
 
-// Alarm is the handle of an alarm in a wheel (the type alarm.Alarm): a small
-// comparable value that the wheel checks in O(1) on every call that takes one.
-// A handle is accepted only by the wheel that issued it and only while its
-// alarm is in the wheel; the zero Alarm is the null alarm.
+// Alarm is the handle of an alarm (alarm.Alarm): a small comparable value,
+// checked in O(1), accepted only by the wheel that issued it while its alarm
+// is in the wheel; the zero Alarm is the null alarm.
 type Alarm = alarm.Alarm
 
-// Fired is what a handler receives for each alarm that fires: its handle, its
-// time and its value. Inside the handler the handle is no longer a member
-// (Mem is false), but AlarmAt and AlarmValue still answer for it.
+// Fired is what a handler receives for each alarm that fires: its handle,
+// time and value (see Handlers in the package doc).
 type Fired[T any] struct {
 	Alarm Alarm
 	At    time.Time
@@ -192,10 +185,9 @@ func adapt[T any](fired func(Fired[T])) func(queue.Element[T]) {
 type Option = config.Option
 
 // WithCapacity sets how many alarms the wheel has room for before it
-// allocates more (default 0: grow on demand). With the peak load as its
-// capacity, a wheel never copies its alarm records as it fills; its slots
-// still allocate on first use, and reuse that memory after (docs/design.md).
-// New fails with ErrInvalidConfig unless 0 <= n <= config.MaxCapacity.
+// allocates more (default 0: grow on demand); with the peak load, it never
+// grows its alarm records (its slots still allocate on first use). New fails
+// with ErrInvalidConfig unless 0 <= n <= config.MaxCapacity.
 func WithCapacity(n int) Option { return config.WithCapacity(n) }
 
 // WithOverflow lets the wheel accept alarms at any time up to MaxTime,
@@ -212,13 +204,11 @@ type Wheel[T any] struct {
 	maxIntervalNum int64
 }
 
-// New returns an empty wheel whose clock reads start and whose alarm
-// precision is the largest power of two nanoseconds not above precision
-// (time.Millisecond gives 2^19 ns = 524.288µs; AlarmPrecision reports it),
-// with the default level bits, which reach every time up to MaxTime. An
-// alarm fires at most one precision late. A precision of 2^61 ns or more
-// gives 2^61 ns, the coarsest a wheel has. Errors: ErrInvalidConfig (wrapping
-// the config package's error) when precision <= 0 or an option is invalid;
+// New returns an empty wheel whose clock reads start, with the default level
+// bits (which reach MaxTime) and as alarm precision the largest power of two
+// nanoseconds not above precision, at most 2^61 ns (time.Millisecond gives
+// 2^19 ns = 524.288µs; AlarmPrecision reports it). Errors: ErrInvalidConfig
+// (wrapping config's error) when precision <= 0 or an option is invalid;
 // ErrTimeOutOfRange when start is before the Unix epoch or after MaxTime.
 func New[T any](start time.Time, precision time.Duration, opts ...Option) (*Wheel[T], error) {
 	cfg, err := config.NewFromDuration(precision, opts...)
@@ -256,8 +246,7 @@ func NewWithConfig[T any](cfg config.Config, start time.Time) (*Wheel[T], error)
 	return w, nil
 }
 
-// checkAfter is checked mode's check after a mutating call (-tags twcheck):
-// it panics, naming the call and its arguments, at a violation.
+// checkAfter is checked mode's check after a mutating call (-tags twcheck).
 func (w *Wheel[T]) checkAfter(call string, args ...any) {
 	if err := w.checkCall(); err != nil {
 		checked.Fail("timingwheel."+call, args, err)
@@ -272,8 +261,7 @@ func toNanos(t time.Time) (int64, error) {
 }
 
 // nanos returns t as nanoseconds after the epoch and whether t lies in
-// [epoch, MaxTime]. Unlike toNanos it builds no error, so it inlines into
-// the calls that run once per event (AdvanceClock, and Add's time test).
+// [epoch, MaxTime]; it inlines, unlike toNanos.
 func nanos(t time.Time) (int64, bool) {
 	sec := t.Unix()
 	ns := sec*1e9 + int64(t.Nanosecond()) // no overflow when sec is in range
@@ -285,10 +273,8 @@ func outOfRange(t time.Time) error {
 		t.UTC(), time.Unix(0, 0).UTC(), MaxTime)
 }
 
-// fromNanos returns the time ns nanoseconds after the epoch, in UTC, for ns
-// in [0, 2^62-1] (every time a wheel holds). It splits ns into seconds and
-// nanoseconds itself, unsigned, which time.Unix(0, ns) would do with a
-// signed division of its own after a range check.
+// fromNanos returns the time ns >= 0 nanoseconds after the epoch, in UTC
+// (an unsigned split, cheaper than time.Unix(0, ns)).
 func fromNanos(ns int64) time.Time {
 	u := uint64(ns)
 	return time.Unix(int64(u/1e9), int64(u%1e9)).UTC()
@@ -326,9 +312,8 @@ func (w *Wheel[T]) IntervalNum(t time.Time) (int64, error) {
 	return ns >> w.shift, nil
 }
 
-// key returns the interval number of ns. The mask changes nothing (w.shift
-// <= config.MaxPrecisionLog2 = 61) but spares the code Go emits for shifts
-// of 64 or more, on the calls that run once per event.
+// key returns the interval number of ns (the mask, shift <= 61, spares Go's
+// code for shifts of 64 or more).
 func (w *Wheel[T]) key(ns int64) int64 { return ns >> (w.shift & 63) }
 
 // NowIntervalNum returns the interval number of Now().
@@ -385,8 +370,8 @@ func (w *Wheel[T]) maxAllowedNanos() int64 {
 	return k<<w.shift + (1<<w.shift - 1)
 }
 
-// outside returns, for a time outside [epoch, MaxTime], nanoseconds the
-// queue refuses as before every alarm time (-1) or beyond them (MaxTime+1).
+// outside maps a time outside [epoch, MaxTime] to nanoseconds the queue
+// refuses: -1 or MaxTime+1.
 func outside(at time.Time) int64 {
 	if at.Unix() < 0 {
 		return -1
@@ -394,10 +379,9 @@ func outside(at time.Time) int64 {
 	return maxTimeNs + 1
 }
 
-// rangeError translates the queue's error for an alarm time in interval n
-// (at, or with byNum the start of interval n) into the wheel's:
-// ErrBeforeCurrentInterval before the current interval, else
-// ErrTooFarInFuture. Another error (a bad handle's) passes as it is.
+// rangeError turns the queue's range error for interval n (at, or with
+// byNum the start of n) into ErrBeforeCurrentInterval or ErrTooFarInFuture;
+// another error passes as it is.
 func (w *Wheel[T]) rangeError(err error, n int64, at time.Time, byNum bool) error {
 	if !errors.Is(err, queue.ErrKeyOutOfRange) {
 		return err
@@ -414,19 +398,18 @@ func (w *Wheel[T]) rangeError(err error, n int64, at time.Time, byNum bool) erro
 	return fmt.Errorf("%w: %v, allowed up to %v", ErrTooFarInFuture, at.UTC(), w.MaxAllowedAlarmTime())
 }
 
-// Add adds an alarm at time at with value v and returns its handle. It
-// fires after every alarm already in the wheel at the same time and, when
+// Add adds an alarm at time at with value v and returns its handle. It fires
+// after every alarm already in the wheel at the same time and, when
 // AdvanceClock, AdvanceClockLimit or FirePastAlarms fires it, after every
-// alarm already in its interval (see Order in the package doc). Errors: ErrTooFarInFuture if
-// at > MaxAllowedAlarmTime() (checked first), ErrBeforeCurrentInterval if at
-// is before the start of the current interval. A time inside the current
-// interval but before Now() is accepted, as in the original: the alarm is
-// late at once, and the next Step, FirePastAlarms or
-// AdvanceClockStopAtNextAlarm fires it, as does an AdvanceClock or
-// AdvanceClockLimit to a later interval; an advance that stays inside the
-// current interval does not. Cost: O(levels). It allocates only to grow
-// (more alarms than ever, or more in one slot than that slot ever held), so
-// a steady load allocates nothing.
+// alarm already in its interval (see Order in the package doc). Errors:
+// ErrTooFarInFuture if at > MaxAllowedAlarmTime() (checked first),
+// ErrBeforeCurrentInterval if at is before the start of the current
+// interval. A time in the current interval but before Now() is accepted, as
+// in the original: the alarm is late at once, and the next Step,
+// FirePastAlarms or AdvanceClockStopAtNextAlarm fires it, as does an advance
+// to a later interval (not one within the current interval). Cost:
+// O(levels). It allocates only to hold more alarms than ever, or more in
+// one slot than that slot ever held.
 func (w *Wheel[T]) Add(at time.Time, v T) (Alarm, error) {
 	ns, ok := nanos(at)
 	if !ok {
@@ -584,11 +567,10 @@ func (w *Wheel[T]) AlarmValue(a Alarm) (T, error) {
 }
 
 // AdvanceClock moves the clock to to and fires, in order, every alarm with
-// at < IntervalStart(to), calling fired (if not nil) for each; the package
-// doc's Handlers section says what fired may do and what fires first after
-// a panic. If to <= Now() the clock stays. Error: ErrTimeOutOfRange when to
-// is before the epoch or after MaxTime. Cost: O(levels + alarms fired +
-// alarms moved down a level).
+// at < IntervalStart(to), calling fired (if not nil) for each (see Handlers
+// in the package doc). If to <= Now() the clock stays. Error:
+// ErrTimeOutOfRange when to is before the epoch or after MaxTime. Cost:
+// O(levels + alarms fired + alarms moved down a level).
 func (w *Wheel[T]) AdvanceClock(to time.Time, fired func(Fired[T])) error {
 	ns, ok := nanos(to)
 	if !ok {
@@ -606,21 +588,17 @@ func (w *Wheel[T]) AdvanceClock(to time.Time, fired func(Fired[T])) error {
 }
 
 // AdvanceClockLimit is AdvanceClock in bounded steps, for event loops with a
-// latency budget. It fires due alarms interval by interval, in the same order
-// as AdvanceClock, and stops once it has fired at least limit of them: it
-// always finishes the interval it is in, so it may exceed limit by the rest
-// of that interval (and by the alarms that fire first, see Handlers in the
-// package doc). When it stops early, Now() stands at the start of the first
-// interval that still holds due alarms, so every invariant holds; calling it
-// again with the same to continues where it left off. It returns how many
-// alarms it fired and done = true when no alarm before IntervalStart(to)
-// remains (then Now() = to, or stays if to <= Now()).
-//
-// Splitting an advance into limited calls fires exactly the sequence one
-// AdvanceClock would, as long as the handlers add no alarm before to: the
-// handlers of a limited step see the earlier Now(), so they may add alarms
-// that a single AdvanceClock would have refused. Errors: ErrNonPositiveLimit
-// for limit < 1, ErrTimeOutOfRange as AdvanceClock.
+// latency budget. It fires due alarms in AdvanceClock's order and stops once
+// it has fired at least limit of them, finishing the interval it is in (and
+// the alarms that fire first, see Handlers in the package doc, do not
+// count against it). When it stops early, Now() stands at the start of the
+// first interval that still holds due alarms; calling it again with the same
+// to continues. It returns how many alarms it fired and done = true when no
+// alarm before IntervalStart(to) remains (then Now() = to, or stays if to <=
+// Now()). Limited calls fire exactly the sequence one AdvanceClock would, as
+// long as the handlers (which see the earlier Now()) add no alarm before to.
+// Errors: ErrNonPositiveLimit for limit < 1, ErrTimeOutOfRange as
+// AdvanceClock.
 func (w *Wheel[T]) AdvanceClockLimit(to time.Time, limit int, fired func(Fired[T])) (n int, done bool, err error) {
 	if limit < 1 {
 		return 0, false, fmt.Errorf("%w: got %d", ErrNonPositiveLimit, limit)
@@ -658,15 +636,12 @@ func (w *Wheel[T]) FirePastAlarms(fired func(Fired[T])) {
 
 // AdvanceClockStopAtNextAlarm sets Now() to the earlier of to and the
 // earliest alarm time (never backwards) and then fires, in order, the alarms
-// of the current interval with at <= Now(). The alarms that fire first (see
-// Handlers in the package doc) do not hold the clock back. Step is this call
-// with to the earliest alarm time, and is the one to use for a simulation:
-// on an empty wheel, or when every alarm is after to, this call moves the
-// clock to to, so with to = MaxTime it moves Now() to MaxTime, after which
-// every Add fails with ErrBeforeCurrentInterval. The original's
-// advance_clock_stop_at_next_alarm only parks the clock at the next alarm
-// and fires nothing; see docs/design.md. Error: ErrTimeOutOfRange for to out
-// of range, and then nothing changes. Cost: as Step.
+// of the current interval with at <= Now(); the alarms that fire first (see
+// Handlers in the package doc) do not hold the clock back. On an empty
+// wheel, or when every alarm is after to, it moves the clock to to, so with
+// to = MaxTime every later Add fails with ErrBeforeCurrentInterval: use Step
+// for a simulation. (The original's call fires nothing; see docs/design.md.)
+// Error: ErrTimeOutOfRange, and then nothing changes. Cost: as Step.
 func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T])) error {
 	ns, err := toNanos(to)
 	if err != nil {
@@ -676,9 +651,7 @@ func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T]
 		ns = lo
 	}
 	if ns > w.now {
-		// No alarm on the levels is before ns, so this moves the clock and
-		// collects nothing.
-		w.now = ns
+		w.now = ns // no alarm not due is before ns: this collects nothing
 		w.q.CollectTo(ns>>w.shift, 0)
 	}
 	w.q.RemoveAtMinKey(w.now, adapt(fired))
@@ -688,34 +661,24 @@ func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T]
 	return nil
 }
 
-// Step is the discrete-event step: it fires the alarms of the earliest alarm
-// time, in order, and reports whether it fired any. When no alarm is at or
-// before Now(), it moves the clock to the earliest alarm time and fires the
-// alarms of that time, in the order they were added or rescheduled, each
-// with Now() equal to its time. Otherwise the clock stays and Step fires the
-// alarms of the current interval that are at or before Now() (late alarms,
-// see Add, and alarms a handler added at Now()), in the order they were
-// added or rescheduled. At 1 ns precision the alarms of one time are those
-// of one interval. The clock never goes backwards.
-//
-// Step is AdvanceClockStopAtNextAlarm with to the earliest alarm time, and
-// its handlers follow the same rules (see Handlers in the package doc):
-// alarms a panicking handler left overdue fire first and do not hold the
-// clock back, and an alarm a handler adds at Now() fires at the next Step.
-// On an empty wheel Step changes nothing and returns false, so, unlike
-// AdvanceClockStopAtNextAlarm(MaxTime, ...), it never moves the clock past
-// the last alarm. The simulation loop is in the package doc (Simulation).
-// Cost: O(levels + alarms fired + alarms moved down a level + alarms sharing
-// a slot with the earliest alarm).
+// Step is the discrete-event step (see Simulation in the package doc): it
+// fires the alarms of the earliest alarm time, in the order they were added
+// or rescheduled, and reports whether it fired any. When no alarm is at or
+// before Now(), it first moves the clock to the earliest alarm time.
+// Otherwise the clock stays and Step fires the alarms of the current
+// interval at or before Now() (late alarms, see Add, and alarms a handler
+// added at Now()). It is AdvanceClockStopAtNextAlarm with to the earliest
+// alarm time, with the same handler rules, except that on an empty wheel it
+// changes nothing and returns false: it never moves the clock past the last
+// alarm. Cost: O(levels + alarms fired + alarms moved down a level + alarms
+// sharing a slot with the earliest alarm).
 func (w *Wheel[T]) Step(fired func(Fired[T])) bool {
 	if w.q.Len() == 0 {
 		return false
 	}
 	before := w.q.Counts().Fired
 	if lo, _, ok := w.q.MinTimes(false); ok && lo > w.now {
-		// No alarm on the levels is before lo, so this moves the clock and
-		// collects nothing.
-		w.now = lo
+		w.now = lo // as in AdvanceClockStopAtNextAlarm
 		w.q.CollectTo(lo>>w.shift, 0)
 	}
 	w.q.RemoveAtMinKey(w.now, adapt(fired))
@@ -740,16 +703,15 @@ func (w *Wheel[T]) NextAlarmFiresAt() (time.Time, bool) {
 }
 
 // MinAlarmIntervalNum returns the smallest interval number of any alarm, or
-// false when the wheel is empty. Cost: O(1) when the wheel has its minimum
-// cached, as it has after a query until an alarm leaves or the clock moves;
-// otherwise O(levels + the alarms of one slot per level).
+// false when the wheel is empty. Cost: O(1) when cached (after a query,
+// until an alarm leaves or the clock moves), else O(levels + the alarms of
+// one slot per level).
 func (w *Wheel[T]) MinAlarmIntervalNum() (int64, bool) { return w.q.MinKey() }
 
 // MinAlarmTimeInMinInterval returns the earliest time among the alarms of the
-// smallest interval, or false when the wheel is empty: the exact time of the
-// next event, which a simulation loop reads before Step (see Simulation in
-// the package doc). Overdue alarms count too. Cost: as MinAlarmIntervalNum,
-// plus the alarms sharing a slot with that interval's.
+// smallest interval, overdue ones included, or false when the wheel is
+// empty: the next event's time (see Simulation in the package doc). Cost: as
+// MinAlarmIntervalNum, plus the alarms sharing a slot with that interval's.
 func (w *Wheel[T]) MinAlarmTimeInMinInterval() (time.Time, bool) {
 	lo, _, ok := w.q.MinTimes(true)
 	if !ok {

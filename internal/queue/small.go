@@ -222,7 +222,8 @@ func (q *Queue[T]) rsplit(b int, m int64) {
 		}
 		nb := bits.Len64(uint64(e.key ^ m)) // below b: no bucket to add
 		bk := &bs[nb]
-		recs[e.idx].Next = rpos(nb, len(bk.e))
+		// rpos written out: the call is not inlined here (see the commit).
+		recs[e.idx].Next = uint32(nb)<<posBits | uint32(len(bk.e))
 		bk.e = append(bk.e, e)
 		bk.live++
 		occ |= 1 << (nb & 63) // as in smallPut
