@@ -21,17 +21,12 @@ type chkRef struct {
 	pos  uint32
 }
 
-// fail panics naming the call, its arguments and the violation err.
-func (q *Queue[T]) fail(call string, err error, args ...any) {
-	checked.Fail("priorityqueue."+call, args, err)
-}
-
 // checkFull is the check after a call that costs O(slots + records) itself
 // (Shrink, Clear): the whole Invariant().
 func (q *Queue[T]) checkFull(call string, args ...any) {
 	q.chk.reset(q.stamp())
 	if err := q.Invariant(); err != nil {
-		q.fail(call, err, args...)
+		checked.Fail("priorityqueue."+call, args, err)
 	}
 }
 

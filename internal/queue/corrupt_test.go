@@ -450,8 +450,8 @@ func newSmallFixture(t *testing.T) *Queue[string] {
 	if err := q.Invariant(); err != nil {
 		t.Fatalf("small fixture is not valid: %v", err)
 	}
-	if !q.small || q.smallLen() != 3 || len(q.rad.b[3].e) != 2 || len(q.rad.b[4].e) != 1 {
-		t.Fatalf("small fixture: small %v, %d in the radix heap, buckets %v", q.small, q.smallLen(), q.rad.b[:5])
+	if !q.small || q.rad.n != 3 || len(q.rad.b[3].e) != 2 || len(q.rad.b[4].e) != 1 {
+		t.Fatalf("small fixture: small %v, %d in the radix heap, buckets %v", q.small, q.rad.n, q.rad.b[:5])
 	}
 	return q
 }

@@ -149,7 +149,7 @@ func (q *Queue[T]) Counts() Counts { return q.counts }
 // checkAfter is checked mode's check after a mutating call (checklocal.go).
 func (q *Queue[T]) checkAfter(call string, args ...any) {
 	if err := q.CheckCall(); err != nil {
-		q.fail(call, err, args...)
+		checked.Fail("priorityqueue."+call, args, err)
 	}
 }
 
@@ -232,9 +232,6 @@ func (q *Queue[T]) rangeError(t int64) error {
 		ErrKeyOutOfRange, t, t>>q.shift, q.minAllowed, q.MaxAllowedKey(), MaxKey)
 }
 
-// setReach sets reach from the top level's maximum.
-func (q *Queue[T]) setReach() { q.reach = min(q.levels[len(q.levels)-1].maxKey, MaxKey>>q.shift) }
-
 // reachFrom returns what reach would be with level 0 starting at min0.
 func (q *Queue[T]) reachFrom(min0 int64) int64 {
 	hi := addClamp(min0, q.levels[0].span)
@@ -255,7 +252,7 @@ func (q *Queue[T]) NumLevels() int { return len(q.levels) }
 // count as level 0's.
 func (q *Queue[T]) LevelLen(i int) int {
 	if i == 0 {
-		return q.levels[0].length + q.smallLen()
+		return q.levels[0].length + q.rad.n
 	}
 	return q.levels[i].length
 }
@@ -298,7 +295,7 @@ func (q *Queue[T]) insert(i uint32, key int64) {
 	if !q.small && q.smallCap > 0 && q.length == q.dueLen {
 		q.enterSmall() // the levels hold nothing
 	}
-	if q.small && q.smallLen() >= q.curCap && !q.makeRoom() {
+	if q.small && q.rad.n >= q.curCap && !q.makeRoom() {
 		q.spill()
 	}
 	if q.small {
@@ -459,7 +456,8 @@ func (q *Queue[T]) levelMinKey() (int64, bool) {
 
 func (q *Queue[T]) computeMinKey() int64 {
 	if q.small {
-		return q.smallMinKey()
+		_, k, _ := q.rlowest()
+		return k
 	}
 	best := int64(math.MaxInt64)
 	for l := range q.levels {
@@ -510,7 +508,9 @@ func (q *Queue[T]) MinElt() (pool.Handle, bool) {
 	case h != 0: // the due list comes first
 		return q.pool.Handle(h), true
 	case q.small:
-		return q.pool.Handle(q.smallFirstWithKey(k)), true
+		first := uint32(0)
+		q.smallEachWithKey(k, func(i uint32) bool { first = i; return false })
+		return q.pool.Handle(first), true
 	}
 	for l := len(q.levels) - 1; l >= 0; l-- {
 		lv := &q.levels[l]
@@ -676,8 +676,8 @@ func (q *Queue[T]) FireDue(removed func(Element[T])) (n int) {
 	}
 	depth, epoch := len(q.firing), q.epoch
 	defer func() {
-		if len(q.firing) > depth { // a handler panicked
-			q.endFiring(depth, epoch)
+		for len(q.firing) > depth && q.epoch == epoch { // a handler panicked
+			q.pool.Free(q.popFiring())
 		}
 	}()
 	warm := 0 // due entries before this one have been touched
@@ -708,25 +708,16 @@ func (q *Queue[T]) FireDue(removed func(Element[T])) (n int) {
 		if q.epoch != epoch {
 			return n // Clear ran inside the handler and freed everything
 		}
-		// A Shrink inside the handler may have moved the record.
-		i = q.firing[len(q.firing)-1]
-		q.firing = q.firing[:len(q.firing)-1]
-		q.pool.Free(i)
+		q.pool.Free(q.popFiring()) // not i: a Shrink in the handler may move it
 	}
 	q.dueBuf, q.duePos = q.dueBuf[:0], 0
 	return n
 }
 
-// endFiring frees the records of handlers that panicked in this drain.
-func (q *Queue[T]) endFiring(depth int, epoch uint64) {
-	if q.epoch != epoch {
-		return
-	}
-	for len(q.firing) > depth {
-		i := q.firing[len(q.firing)-1]
-		q.firing = q.firing[:len(q.firing)-1]
-		q.pool.Free(i)
-	}
+func (q *Queue[T]) popFiring() uint32 {
+	i := q.firing[len(q.firing)-1]
+	q.firing = q.firing[:len(q.firing)-1]
+	return i
 }
 
 // setMin sets level 0's minimum to newMin (no key is below it) and raises
@@ -750,7 +741,7 @@ func (q *Queue[T]) setMin(newMin int64) {
 		}
 		prevMax = lv.maxKey
 	}
-	q.setReach()
+	q.reach = min(q.levels[len(q.levels)-1].maxKey, MaxKey>>q.shift)
 }
 
 // cascade moves the elements of level l's slots that start in [from, to) down

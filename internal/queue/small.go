@@ -110,9 +110,6 @@ func (q *Queue[T]) enterSmall() {
 
 func (r *radix) bucketOf(k int64) int { return bits.Len64(uint64(k ^ r.last)) }
 
-// smallLen returns the number of elements in small mode.
-func (q *Queue[T]) smallLen() int { return q.rad.n }
-
 // smallPut appends record i, of key key, to its bucket.
 func (q *Queue[T]) smallPut(i uint32, key int64) {
 	r := &q.rad
@@ -238,12 +235,6 @@ func (q *Queue[T]) rsplit(b int, m int64) {
 	}
 }
 
-// smallMinKey returns the smallest key in small mode, which holds some.
-func (q *Queue[T]) smallMinKey() int64 {
-	_, k, _ := q.rlowest()
-	return k
-}
-
 // rtake0 moves bucket 0's elements, in order, to the due buffer without
 // touching their records, and returns how many.
 func (q *Queue[T]) rtake0() int {
@@ -293,13 +284,6 @@ func (q *Queue[T]) collectSmall(key int64, limit int) int64 {
 	q.dueLen += n
 	q.minAllowed = key // the levels' geometry lags (syncLevels)
 	return key
-}
-
-// smallFirstWithKey returns the first element of key k in small mode, or 0.
-func (q *Queue[T]) smallFirstWithKey(k int64) uint32 {
-	first := uint32(0)
-	q.smallEachWithKey(k, func(i uint32) bool { first = i; return false })
-	return first
 }
 
 // smallEachWithKey calls f on the elements of key k in order.

@@ -251,7 +251,7 @@ func TestSmallModeGrowsWhileWide(t *testing.T) {
 			}
 		}
 		if q.small {
-			t.Fatalf("small mode holds %d narrow keys, cap %d; want a spill at %d", q.smallLen(), q.curCap, smallMax)
+			t.Fatalf("small mode holds %d narrow keys, cap %d; want a spill at %d", q.rad.n, q.curCap, smallMax)
 		}
 	})
 	t.Run("wide keys grow to the wide cap, then spill", func(t *testing.T) {
@@ -311,7 +311,7 @@ func TestSmallModeGrowsWhileWide(t *testing.T) {
 			}
 		}
 		if q.small {
-			t.Fatalf("small mode holds %d narrow keys, cap %d (small cap %d); want a spill at %d", q.smallLen(), q.curCap, q.smallCap, smallMax)
+			t.Fatalf("small mode holds %d narrow keys, cap %d (small cap %d); want a spill at %d", q.rad.n, q.curCap, q.smallCap, smallMax)
 		}
 	})
 	t.Run("the first add after the levels empty returns to small mode", func(t *testing.T) {
@@ -324,7 +324,7 @@ func TestSmallModeGrowsWhileWide(t *testing.T) {
 				}
 			}
 			if q.small {
-				t.Fatalf("round %d: small mode holds %d narrow keys; want them on the levels", round, q.smallLen())
+				t.Fatalf("round %d: small mode holds %d narrow keys; want them on the levels", round, q.rad.n)
 			}
 			if err := q.IncreaseMinAllowedKey(base+2000, nil); err != nil || q.Len() != 0 {
 				t.Fatalf("round %d: drain: %v, %d left", round, err, q.Len())
@@ -334,9 +334,9 @@ func TestSmallModeGrowsWhileWide(t *testing.T) {
 			if _, err := q.Add(q.MinAllowedKey()+int64(round)*5000, -1); err != nil {
 				t.Fatal(err)
 			}
-			if !q.small || q.smallLen() != 1 || q.curCap != q.smallCap {
+			if !q.small || q.rad.n != 1 || q.curCap != q.smallCap {
 				t.Fatalf("round %d: after an Add to the emptied levels: small %v with %d, cap %d; want small mode with 1, cap %d",
-					round, q.small, q.smallLen(), q.curCap, q.smallCap)
+					round, q.small, q.rad.n, q.curCap, q.smallCap)
 			}
 			if err := q.Invariant(); err != nil {
 				t.Fatalf("round %d: %v", round, err)
