@@ -360,14 +360,11 @@ func (w *Wheel[T]) MaxAllowedAlarmIntervalNum() int64 {
 
 // MaxAllowedAlarmTime returns the last time an alarm may have now: the last
 // nanosecond of the last interval the levels can hold, or MaxTime.
-func (w *Wheel[T]) MaxAllowedAlarmTime() time.Time { return fromNanos(w.maxAllowedNanos()) }
-
-func (w *Wheel[T]) maxAllowedNanos() int64 {
-	k := w.q.MaxAllowedKey()
-	if k >= w.maxIntervalNum {
-		return maxTimeNs
+func (w *Wheel[T]) MaxAllowedAlarmTime() time.Time {
+	if k := w.q.MaxAllowedKey(); k < w.maxIntervalNum {
+		return fromNanos(k<<w.shift + (1<<w.shift - 1))
 	}
-	return k<<w.shift + (1<<w.shift - 1)
+	return MaxTime
 }
 
 // outside maps a time outside [epoch, MaxTime] to nanoseconds the queue

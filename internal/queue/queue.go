@@ -78,8 +78,7 @@ func addClamp(a, d int64) int64 {
 	return a + d
 }
 
-// Queue is a timing-wheel priority queue of values of type T. Make one with New
-// or NewTimed.
+// Queue is a timing-wheel priority queue of values of type T (New, NewTimed).
 type Queue[T any] struct {
 	pool       *pool.Pool[T]
 	levels     []level
@@ -87,9 +86,8 @@ type Queue[T any] struct {
 	reach      int64 // min(top level's maxKey, MaxKey >> shift): MaxAllowedKey(), except while small mode lets the levels lag
 	length     int   // elements linked at a level or waiting in the due list
 	minAllowed int64 // MinAllowedKey(); levels[0].minKey lags it only in small mode (PQ9)
-
-	minKey   int64 // when minValid: the smallest key of any element
-	minValid bool
+	minKey     int64 // when minValid: the smallest key of any element
+	minValid   bool
 
 	// The due list: dueBuf[duePos:], record indices in removal order (0: a
 	// tombstone); dueLen counts the live ones.
@@ -98,9 +96,8 @@ type Queue[T any] struct {
 	dueLen int
 
 	scratch []uint32
-	sink    uint8 // written by prefetching loads so that the compiler keeps them
-
-	spare [][][]uint32 // spare[k]: empty vectors of capacity vecBase<<k (slots.go, PQ16)
+	sink    uint8        // written by prefetching loads so that the compiler keeps them
+	spare   [][][]uint32 // spare[k]: empty vectors of capacity vecBase<<k (slots.go, PQ16)
 
 	// Small mode (small.go, PQ14): the elements not due are in rad; curCap
 	// is in [smallCap, wideCap] (smallCap 0: never small).
@@ -109,24 +106,20 @@ type Queue[T any] struct {
 	wideCap  int
 	curCap   int
 
-	firing []uint32 // records whose removal handler is running (a stack, for re-entrant calls)
-	epoch  uint64   // bumped by Clear, so running drains forget their records
-
-	counts Counts
-
-	chk chkLog // checked mode's log of what calls touched (checklocal.go); no size without -tags twcheck
-
-	rad radix // small mode's radix heap (small.go)
-
-	errInvalid error // the sentinel a bad handle's error wraps; nil: ErrInvalidAlarm
+	firing     []uint32 // records whose removal handler is running (a stack, for re-entrant calls)
+	epoch      uint64   // bumped by Clear, so running drains forget their records
+	counts     Counts
+	chk        chkLog // checked mode's log (checklocal.go); no size without -tags twcheck
+	rad        radix  // small mode's radix heap
+	errInvalid error  // the sentinel a bad handle's error wraps; nil: ErrInvalidAlarm
 }
 
 // SetInvalidAlarmError makes the errors for a handle that is not in the queue
 // wrap sentinel instead of ErrInvalidAlarm (an owner's own error).
 func (q *Queue[T]) SetInvalidAlarmError(sentinel error) { q.errInvalid = sentinel }
 
-// Element is what a removal handler receives: the element's handle, key
-// (Time >> Shift()), time and value.
+// Element is what a removal handler receives (priorityqueue.Element, with
+// Time; Key is Time >> Shift()).
 type Element[T any] struct {
 	Alarm pool.Handle
 	Key   int64
@@ -134,7 +127,7 @@ type Element[T any] struct {
 	Value T
 }
 
-// Counts are a queue's cumulative counters.
+// Counts are a queue's cumulative counters (priorityqueue.Counts).
 type Counts struct {
 	Added   uint64 // elements added
 	Removed uint64 // elements removed by Remove
@@ -153,10 +146,7 @@ func (q *Queue[T]) checkAfter(call string, args ...any) {
 	}
 }
 
-// New returns an empty queue with the given level bits and room for capacity
-// elements before it allocates; MinAllowedKey is 0. Each level i allocates
-// 2^b_i slots of 64 bytes on first use, so level bits such as [40] are not
-// usable. New panics unless the level bits are valid (levelbits.New).
+// New is priorityqueue.New: time and key are the same.
 func New[T any](lb levelbits.LevelBits, capacity int) *Queue[T] {
 	return NewTimed[T](lb, capacity, 0)
 }
@@ -200,14 +190,11 @@ func NewTimed[T any](lb levelbits.LevelBits, capacity int, shift uint) *Queue[T]
 // Len returns the number of elements in the queue. Cost: O(1).
 func (q *Queue[T]) Len() int { return q.length }
 
-// MinAllowedKey returns the smallest key Add accepts. It only grows, through
-// IncreaseMinAllowedKey. Cost: O(1).
+// MinAllowedKey returns the smallest key Add accepts. Cost: O(1).
 func (q *Queue[T]) MinAllowedKey() int64 { return q.minAllowed }
 
-// MaxAllowedKey returns the largest key Add accepts: the top level's maximum
-// once level 0 starts at MinAllowedKey, at least MinAllowedKey + 2^B - 1 (B
-// the sum of the level bits), capped at MaxKey >> Shift(). Cost: O(1), or
-// O(levels) in small mode after an increase (syncLevels).
+// MaxAllowedKey is priorityqueue.Queue.MaxAllowedKey, capped at MaxKey >>
+// Shift(). Cost: O(1), or O(levels) in small mode after an increase.
 func (q *Queue[T]) MaxAllowedKey() int64 {
 	if q.levels[0].minKey != q.minAllowed {
 		return q.reachFrom(q.minAllowed)
@@ -257,8 +244,7 @@ func (q *Queue[T]) LevelLen(i int) int {
 	return q.levels[i].length
 }
 
-// Capacity returns how many elements the queue holds before its record pool
-// grows.
+// Capacity returns how many elements the queue holds before its pool grows.
 func (q *Queue[T]) Capacity() int { return q.pool.Cap() }
 
 func (q *Queue[T]) rec(i uint32) *pool.Record[T] { return q.pool.Rec(i) }
@@ -267,13 +253,8 @@ func (q *Queue[T]) rec(i uint32) *pool.Record[T] { return q.pool.Rec(i) }
 // of 64 or more.
 func (q *Queue[T]) keyOf(r *pool.Record[T]) int64 { return r.Time >> (q.shift & 63) }
 
-// Add adds an element with time t and value v, keyed by t >> Shift(), after
-// every element already in the queue with that key, and returns its handle.
-// It fails with ErrKeyOutOfRange unless t is in [0, MaxKey] and
-// MinAllowedKey() <= t >> Shift() <= MaxAllowedKey(). Cost: O(levels). It
-// allocates only to grow: the pool, when more elements are live than ever,
-// and a slot vector, when no spare of its size is left (a steady load
-// allocates nothing).
+// Add is priorityqueue.Queue.Add for an element of time t in [0, MaxKey],
+// keyed by t >> Shift().
 func (q *Queue[T]) Add(t int64, v T) (pool.Handle, error) {
 	key := t >> (q.shift & 63) // as in keyOf
 	if !q.fits(t, key) {
@@ -325,7 +306,7 @@ func (q *Queue[T]) place(i uint32, key int64) {
 	q.put(l, s, i, key, false)
 }
 
-// detach takes record i out of its level or the due list, without freeing it.
+// detach takes record i out of the queue without freeing it.
 func (q *Queue[T]) detach(i uint32) {
 	r := q.rec(i)
 	key := q.keyOf(r)
@@ -369,15 +350,13 @@ func (q *Queue[T]) invalid(a pool.Handle) error {
 	return fmt.Errorf("%w: %v", sentinel, a)
 }
 
-// Mem reports whether a is in the queue (not while its removal handler
-// runs). Cost: O(1).
+// Mem is priorityqueue.Queue.Mem.
 func (q *Queue[T]) Mem(a pool.Handle) bool {
 	_, ok := q.member(a)
 	return ok
 }
 
-// Remove removes a from the queue; a becomes invalid. It fails with
-// ErrInvalidAlarm if a is not in the queue. Cost: O(1).
+// Remove is priorityqueue.Queue.Remove.
 func (q *Queue[T]) Remove(a pool.Handle) error {
 	i, ok := q.member(a)
 	if !ok {
@@ -392,9 +371,7 @@ func (q *Queue[T]) Remove(a pool.Handle) error {
 	return nil
 }
 
-// Change gives a the time t, keeping its handle and value; a goes after every
-// other element with its new key. Errors: ErrInvalidAlarm, then
-// ErrKeyOutOfRange as for Add. Cost: O(levels).
+// Change is priorityqueue.Queue.Change, with a time as in Add.
 func (q *Queue[T]) Change(a pool.Handle, t int64) error {
 	i, ok := q.member(a)
 	if !ok {
@@ -413,8 +390,8 @@ func (q *Queue[T]) Change(a pool.Handle, t int64) error {
 	return nil
 }
 
-// Lookup returns a's handle, key, time and value; it answers inside a's
-// removal handler too. Error: ErrInvalidAlarm. Cost: O(1).
+// Lookup returns a's element, also inside a's removal handler. Error:
+// ErrInvalidAlarm. Cost: O(1).
 func (q *Queue[T]) Lookup(a pool.Handle) (Element[T], error) {
 	i, ok := q.pool.Lookup(a)
 	if !ok {
@@ -424,8 +401,7 @@ func (q *Queue[T]) Lookup(a pool.Handle) (Element[T], error) {
 	return Element[T]{Alarm: a, Key: q.keyOf(r), Time: r.Time, Value: r.Value}, nil
 }
 
-// MinKey returns the smallest key in the queue, or false when it is empty.
-// Cost: O(1) when cached, else O(levels + elements in one slot per level).
+// MinKey is priorityqueue.Queue.MinKey.
 func (q *Queue[T]) MinKey() (int64, bool) {
 	if q.dueLen == 0 && q.minValid && q.length > 0 {
 		return q.minKey, true // the common case, without a call
@@ -497,9 +473,7 @@ func (q *Queue[T]) slotMin(l, s int) int64 {
 	return m
 }
 
-// MinElt returns the element IncreaseMinAllowedKey would remove first, or
-// false when the queue is empty. Cost: as MinKey, plus a walk of the slots
-// holding that key.
+// MinElt is priorityqueue.Queue.MinElt.
 func (q *Queue[T]) MinElt() (pool.Handle, bool) {
 	k, ok := q.MinKey()
 	switch h := q.dueHead(); {
@@ -568,14 +542,9 @@ func (q *Queue[T]) MinTimes(due bool) (lo, hi int64, ok bool) {
 	return lo, hi, true
 }
 
-// IncreaseMinAllowedKey raises MinAllowedKey to key and removes every element
-// whose key is below it, calling removed (if not nil) for each, by key and
-// within a key in the order they were added or changed (package
-// priorityqueue's doc: "Removal handlers"). A key at or below MinAllowedKey
-// removes nothing; one above MaxKey fails with ErrKeyOutOfRange. With a
-// shift above 0, raising it past MaxKey >> Shift() leaves a queue that
-// accepts no Add. Cost: O(levels + occupied slots passed + elements removed
-// or moved down).
+// IncreaseMinAllowedKey is priorityqueue.Queue.IncreaseMinAllowedKey (with
+// a shift above 0, a key past MaxKey >> Shift() leaves a queue that accepts
+// no Add): CollectTo, then FireDue.
 func (q *Queue[T]) IncreaseMinAllowedKey(key int64, removed func(Element[T])) error {
 	if key > MaxKey {
 		return fmt.Errorf("%w: key %d above %d", ErrKeyOutOfRange, key, MaxKey)
@@ -865,8 +834,7 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) {
 	}
 }
 
-// All returns an iterator over every element in the queue, each once, in no
-// promised order. The queue must not be changed during the iteration.
+// All is priorityqueue.Queue.All.
 func (q *Queue[T]) All() iter.Seq[pool.Handle] {
 	return func(yield func(pool.Handle) bool) {
 		for _, i := range q.dueBuf[q.duePos:] {
@@ -893,11 +861,8 @@ func (q *Queue[T]) All() iter.Seq[pool.Handle] {
 	}
 }
 
-// Shrink releases the memory a burst left behind: the live records move to
-// the front of the pool, the rest is freed, slots and spares are trimmed,
-// and a queue left with few elements returns to small mode. Every handle
-// stays valid (through a forwarding entry per moved element) and stale ones
-// stay rejected. Cost: O(capacity).
+// Shrink is priorityqueue.Queue.Shrink; a queue left with few elements
+// returns to small mode.
 func (q *Queue[T]) Shrink() {
 	if !q.small && q.smallCap > 0 && q.length-q.dueLen <= q.smallCap {
 		q.unspill()
@@ -981,8 +946,7 @@ func (q *Queue[T]) BytesHeld() int {
 	return n
 }
 
-// Clear removes every element; every handle becomes invalid. MinAllowedKey
-// stays. Cost: O(slots + capacity).
+// Clear is priorityqueue.Queue.Clear.
 func (q *Queue[T]) Clear() {
 	q.pool.Reset()
 	for l := range q.levels {

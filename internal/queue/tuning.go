@@ -1,10 +1,7 @@
 package queue
 
 // The tuned constants of the queue: what each trades and how it was chosen
-// (the measurements are in the commit messages; the mechanisms in
-// docs/design.md).
-
-// Slot vectors (slots.go) and buckets (small.go).
+// (measurements in the commit messages, mechanisms in docs/design.md).
 const (
 	// compactRatio: a slot of compactMin entries or more is compacted when
 	// it holds more than compactRatio entries per element: fewer compactions
@@ -12,8 +9,8 @@ const (
 	// TIMEOUT, which removes most of what it adds.
 	compactRatio = 4
 
-	// compactMin: slots and buckets of fewer entries are never compacted:
-	// walking a few tombstones costs less than rewriting the slot.
+	// compactMin: slots and buckets of fewer entries are never compacted
+	// (walking a few tombstones costs less than rewriting them).
 	compactMin = 32
 
 	// vecBase is the smallest capacity of a slot vector; vectors have
@@ -21,14 +18,11 @@ const (
 	vecBase = 8
 
 	// keepMax is the largest vector a slot keeps when it empties (larger
-	// ones go to the spares): a slot that holds a few dozen elements each
-	// turn then does not take vectors from the spares and give them back
-	// every turn, for at most 256 bytes per slot; chosen on HOLD at 1e4.
+	// ones go to the spares): a slot holding a few dozen elements each turn
+	// does not trade vectors with the spares every turn, for at most 256
+	// bytes per slot. Chosen on HOLD at 1e4.
 	keepMax = 32
-)
 
-// Small mode (small.go).
-const (
 	// smallMax is the most elements small mode holds however its keys lie:
 	// a radix heap instead of slot arrays of kilobytes per level; narrow
 	// keys beyond it go to the levels, where they never move. Measured on
@@ -40,10 +34,7 @@ const (
 	// once: fewer moves for a larger radix heap to spill. Measured on
 	// HOLD-EXACT at 1000 and 10000 and SPARSE.
 	wideMax = 1 << 15
-)
 
-// Cache warming (queue.go).
-const (
 	// prefetchBurst is how many due records FireDue touches ahead of firing
 	// them: more overlaps more misses but touches records a handler may
 	// evict first. Measured on HOLD at 1e5.
