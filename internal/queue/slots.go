@@ -37,7 +37,7 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 		v.minKey = key
 	}
 	n := len(v.front) + len(v.back)
-	if n >= compactMin && n > compactRatio*int(v.count) {
+	if n >= compactMin && n > 2*int(v.count) {
 		q.compact(l, s)
 	}
 	r := q.rec(i)

@@ -3,13 +3,8 @@ package queue
 // The tuned constants of the queue: what each trades and how it was chosen
 // (measurements in the commit messages, mechanisms in docs/design.md).
 const (
-	// compactRatio: a slot of compactMin entries or more is compacted when
-	// it holds more than compactRatio entries per element: fewer compactions
-	// (each rewrites every kept record) for more tombstones kept. Measured on
-	// TIMEOUT, which removes most of what it adds.
-	compactRatio = 4
-
-	// compactMin: slots and buckets of fewer entries are never compacted
+	// compactMin: a slot or bucket is compacted when its tombstones
+	// outnumber its elements, unless it has fewer entries than this
 	// (walking a few tombstones costs less than rewriting them).
 	compactMin = 32
 
