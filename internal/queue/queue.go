@@ -111,7 +111,7 @@ type Queue[T any] struct {
 	counts     Counts
 	chk        chkLog // checked mode's log (checklocal.go); no size without -tags twcheck
 	rad        radix  // small mode's radix heap
-	errInvalid error  // the sentinel a bad handle's error wraps; nil: ErrInvalidAlarm
+	errInvalid error  // the sentinel a bad handle's error wraps
 }
 
 // SetInvalidAlarmError makes the errors for a handle that is not in the queue
@@ -164,7 +164,7 @@ func NewTimed[T any](lb levelbits.LevelBits, capacity int, shift uint) *Queue[T]
 	if capacity < 0 || int64(capacity) > pool.MaxRecords {
 		panic(fmt.Sprintf("priorityqueue: capacity %d out of range [0, %d]", capacity, pool.MaxRecords))
 	}
-	q := &Queue[T]{pool: pool.NewPool[T](capacity), shift: shift}
+	q := &Queue[T]{pool: pool.NewPool[T](capacity), shift: shift, errInvalid: ErrInvalidAlarm}
 	q.levels = make([]level, lb.Len())
 	var bitsPerSlot uint
 	for i := range q.levels {
@@ -342,13 +342,7 @@ func (q *Queue[T]) member(a pool.Handle) (uint32, bool) {
 	return i, true
 }
 
-func (q *Queue[T]) invalid(a pool.Handle) error {
-	sentinel := ErrInvalidAlarm
-	if q.errInvalid != nil {
-		sentinel = q.errInvalid
-	}
-	return fmt.Errorf("%w: %v", sentinel, a)
-}
+func (q *Queue[T]) invalid(a pool.Handle) error { return fmt.Errorf("%w: %v", q.errInvalid, a) }
 
 // Mem is priorityqueue.Queue.Mem.
 func (q *Queue[T]) Mem(a pool.Handle) bool {
@@ -486,23 +480,33 @@ func (q *Queue[T]) MinElt() (pool.Handle, bool) {
 		q.smallEachWithKey(k, func(i uint32) bool { first = i; return false })
 		return q.pool.Handle(first), true
 	}
+	first := uint32(0)
+	q.eachWithKey(k, func(i uint32) bool { first = i; return false })
+	if first == 0 {
+		return pool.Handle{}, false // unreachable: an element holds key k
+	}
+	return q.pool.Handle(first), true
+}
+
+// eachWithKey calls f on the elements of key k on the levels, in removal
+// order (older ones sit on higher levels), until f returns false.
+func (q *Queue[T]) eachWithKey(k int64, f func(i uint32) bool) {
 	for l := len(q.levels) - 1; l >= 0; l-- {
 		lv := &q.levels[l]
 		if lv.length == 0 || k < lv.minKey || k > lv.maxKey {
 			continue
 		}
-		first := uint32(0)
+		ok := true
 		q.each(l, lv.slot(k), func(i uint32) bool {
 			if q.keyOf(q.rec(i)) == k {
-				first = i
+				ok = f(i)
 			}
-			return first == 0
+			return ok
 		})
-		if first != 0 {
-			return q.pool.Handle(first), true
+		if !ok {
+			return
 		}
 	}
-	return pool.Handle{}, false // unreachable: an element holds key k
 }
 
 // MinTimes returns the smallest and largest time among the elements with the
@@ -533,12 +537,7 @@ func (q *Queue[T]) MinTimes(due bool) (lo, hi int64, ok bool) {
 		}
 	}
 	q.smallEachWithKey(k, note)
-	for l := range q.levels {
-		lv := &q.levels[l]
-		if lv.length > 0 && k >= lv.minKey && k <= lv.maxKey {
-			q.each(l, lv.slot(k), note)
-		}
-	}
+	q.eachWithKey(k, note)
 	return lo, hi, true
 }
 
@@ -804,30 +803,23 @@ func (q *Queue[T]) moveDown(l int, i uint32) {
 // FirePastAlarms): first the due list, then the chosen ones, fixed before
 // any handler runs.
 func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) {
-	// At MaxKey older elements may stay on higher levels: top down.
 	k := q.minAllowed
 	if q.small {
 		q.removeAtMinSmall(k, maxTime)
 	}
-	for l := len(q.levels) - 1; l >= 0; l-- {
-		lv := &q.levels[l]
-		if lv.length == 0 || k < lv.minKey || k > lv.maxKey {
-			continue
+	chosen := q.scratch[:0]
+	q.eachWithKey(k, func(i uint32) bool {
+		if q.rec(i).Time <= maxTime {
+			chosen = append(chosen, i)
 		}
-		s := lv.slot(k)
-		chosen := q.scratch[:0]
-		q.each(l, s, func(i uint32) bool {
-			if r := q.rec(i); r.Time <= maxTime && q.keyOf(r) == k {
-				chosen = append(chosen, i)
-			}
-			return true
-		})
-		for _, i := range chosen {
-			q.del(l, s, i)
-			q.toDue(i)
-		}
-		q.scratch = chosen[:0]
+		return true
+	})
+	for _, i := range chosen {
+		l := int(q.rec(i).State()) - 1
+		q.del(l, q.levels[l].slot(k), i)
+		q.toDue(i)
 	}
+	q.scratch = chosen[:0]
 	q.FireDue(removed)
 	if checked.On {
 		q.checkAfter("RemoveAtMinKey", maxTime)
