@@ -1,8 +1,6 @@
 package timingwheel
 
-import (
-	"github.com/gotimingwheel/timingwheel/invariant"
-)
+import "github.com/gotimingwheel/timingwheel/invariant"
 
 // Invariant checks the wheel's internal consistency and returns nil or an
 // *invariant.Violation naming the first invariant broken, in this order: CF*

@@ -1,9 +1,8 @@
-// Package timingwheel is a hierarchical timing wheel: a clock plus a set of
-// alarms, each with a time and a value. It is the port of Jane Street's OCaml
-// Timing_wheel. Nothing happens asynchronously: alarms fire only inside the
-// firing calls (AdvanceClock, AdvanceClockLimit, Step, FirePastAlarms,
-// AdvanceClockStopAtNextAlarm), on the caller's goroutine, each handed to the
-// caller's handler as a Fired value.
+// Package timingwheel is a hierarchical timing wheel, the port of Jane
+// Street's OCaml Timing_wheel: a clock plus a set of alarms, each with a time
+// and a value. Alarms fire only inside the firing calls (AdvanceClock,
+// AdvanceClockLimit, Step, FirePastAlarms, AdvanceClockStopAtNextAlarm), on
+// the caller's goroutine, each handed to its handler as a Fired value.
 //
 //	w, _ := timingwheel.New[string](start, time.Millisecond)
 //	w.Add(start.Add(time.Second), "retry")
@@ -24,8 +23,7 @@
 //
 // # Choosing a firing call
 //
-//   - Step: a discrete-event simulation. It fires the alarms of the earliest
-//     alarm time with Now() set to that time (see Simulation below).
+//   - Step: a discrete-event simulation (see Simulation below).
 //   - AdvanceClock(to): timeouts, retries, periodic work driven by a real or
 //     fake clock. It fires every alarm of the intervals before to's, with
 //     Now() already at to inside the handlers.
@@ -38,11 +36,10 @@
 //
 // # Simulation
 //
-// A discrete-event simulation steps from event to event with Step, which
-// fires the alarms of the earliest alarm time with Now() set to that time,
-// so a handler schedules follow-up events relative to Now(). Read the exact
-// time of the next event with MinAlarmTimeInMinInterval (NextAlarmFiresAt is
-// the end of its interval, not its time) to stop at the end of the run:
+// Step fires the alarms of the earliest alarm time with Now() set to that
+// time, so a handler schedules follow-up events relative to Now(). Read the
+// next event's exact time with MinAlarmTimeInMinInterval (NextAlarmFiresAt
+// is the end of its interval) to stop at the end of the run:
 //
 //	for {
 //		t, ok := w.MinAlarmTimeInMinInterval() // the exact time of the next event
@@ -94,9 +91,8 @@
 //
 // If a handler panics, the panic reaches the caller and the wheel stays
 // valid: the due alarms not yet fired stay in the wheel, overdue, and fire
-// first, in order, at the next firing call (whatever its time or limit).
-//
-// A firing call made from inside a handler first fires, with its own
+// first, in order, at the next firing call (whatever its time or limit). A
+// firing call made from inside a handler first fires, with its own
 // handler, the due alarms the enclosing calls have not fired yet (they count
 // in its result and its limit does not hold them back), then its own. Every
 // alarm still fires once and in order, but the enclosing calls' handlers do
@@ -139,9 +135,8 @@ import (
 
 const maxTimeNs = queue.MaxKey // 2^62-1 ns after the epoch
 
-// MaxTime is the last time a wheel represents: 2^62-1 ns after the Unix epoch,
-// 2116-02-20 23:53:38.427387903 UTC. Times before the epoch or after MaxTime
-// are out of range.
+// MaxTime is the last time a wheel represents, 2^62-1 ns after the Unix
+// epoch: 2116-02-20 23:53:38.427387903 UTC.
 var MaxTime = time.Unix(0, maxTimeNs).UTC()
 
 // Errors, usable with errors.Is (see Errors in the package doc).
@@ -348,8 +343,8 @@ func (w *Wheel[T]) IntervalStart(t time.Time) (time.Time, error) {
 	return fromNanos(n << w.shift), nil
 }
 
-// MinAllowedAlarmIntervalNum returns the smallest interval number an alarm may
-// have: NowIntervalNum().
+// MinAllowedAlarmIntervalNum returns NowIntervalNum(), the smallest interval
+// number an alarm may have.
 func (w *Wheel[T]) MinAllowedAlarmIntervalNum() int64 { return w.now >> w.shift }
 
 // MaxAllowedAlarmIntervalNum returns the largest interval number an alarm may
@@ -495,8 +490,7 @@ func (w *Wheel[T]) Clear() {
 	}
 }
 
-// Stats describes a wheel's load and memory at one moment, and its
-// cumulative counters.
+// Stats describes a wheel's load and memory, and its cumulative counters.
 type Stats struct {
 	Live      int    // alarms in the wheel (Len)
 	Capacity  int    // alarm records allocated (used or free)
@@ -530,9 +524,8 @@ func (w *Wheel[T]) Stats() Stats {
 }
 
 // Shrink releases the alarm records a burst left behind, so that the memory
-// held follows the live alarms. Every handle stays valid and stale ones stay
-// rejected; AlarmAt, Remove and the rest keep working on all of them. Cost:
-// O(records).
+// held follows the live alarms. Every handle stays valid (AlarmAt, Remove and
+// the rest work on it) and stale ones stay rejected. Cost: O(records).
 func (w *Wheel[T]) Shrink() {
 	w.q.Shrink()
 	if checked.On {
@@ -540,8 +533,7 @@ func (w *Wheel[T]) Shrink() {
 	}
 }
 
-// AlarmAt returns a's time. It answers inside a's own handler too. Error:
-// ErrInvalidAlarm.
+// AlarmAt returns a's time, also inside a's handler. Error: ErrInvalidAlarm.
 func (w *Wheel[T]) AlarmAt(a Alarm) (time.Time, error) {
 	e, err := w.q.Lookup(a)
 	if err != nil {
@@ -550,8 +542,7 @@ func (w *Wheel[T]) AlarmAt(a Alarm) (time.Time, error) {
 	return fromNanos(e.Time), nil
 }
 
-// AlarmIntervalNum returns the interval number of a's time. Error:
-// ErrInvalidAlarm.
+// AlarmIntervalNum returns a's interval number. Error: ErrInvalidAlarm.
 func (w *Wheel[T]) AlarmIntervalNum(a Alarm) (int64, error) {
 	e, err := w.q.Lookup(a)
 	return e.Key, err
@@ -586,16 +577,16 @@ func (w *Wheel[T]) AdvanceClock(to time.Time, fired func(Fired[T])) error {
 
 // AdvanceClockLimit is AdvanceClock in bounded steps, for event loops with a
 // latency budget. It fires due alarms in AdvanceClock's order and stops once
-// it has fired at least limit of them, finishing the interval it is in (and
-// the alarms that fire first, see Handlers in the package doc, do not
-// count against it). When it stops early, Now() stands at the start of the
-// first interval that still holds due alarms; calling it again with the same
-// to continues. It returns how many alarms it fired and done = true when no
-// alarm before IntervalStart(to) remains (then Now() = to, or stays if to <=
-// Now()). Limited calls fire exactly the sequence one AdvanceClock would, as
-// long as the handlers (which see the earlier Now()) add no alarm before to.
-// Errors: ErrNonPositiveLimit for limit < 1, ErrTimeOutOfRange as
-// AdvanceClock.
+// it has fired at least limit of them, finishing the interval it is in, so
+// it may exceed limit by the rest of that interval and by the alarms that
+// fire first (see Handlers in the package doc). When it stops early, Now()
+// is the start of the first interval still holding due alarms, and a call
+// with the same to continues. It returns how many alarms it fired and done
+// = true when no alarm before IntervalStart(to) remains (then Now() = to, or
+// stays if to <= Now()). Limited calls fire the sequence one AdvanceClock
+// would, as long as their handlers (which see the earlier Now()) add no
+// alarm before to. Errors: ErrNonPositiveLimit for limit < 1, then
+// ErrTimeOutOfRange as AdvanceClock.
 func (w *Wheel[T]) AdvanceClockLimit(to time.Time, limit int, fired func(Fired[T])) (n int, done bool, err error) {
 	if limit < 1 {
 		return 0, false, fmt.Errorf("%w: got %d", ErrNonPositiveLimit, limit)
@@ -686,11 +677,10 @@ func (w *Wheel[T]) Step(fired func(Fired[T])) bool {
 }
 
 // NextAlarmFiresAt returns the earliest time to which AdvanceClock fires an
-// alarm: the start of the interval after the earliest alarm's interval, not
-// that alarm's time (MinAlarmTimeInMinInterval is). It is false when the
-// wheel is empty or the earliest alarm is in the last interval (which no
-// advance fires; use Step or FirePastAlarms at MaxTime). Cost: as
-// MinAlarmIntervalNum.
+// alarm: the start of the interval after the earliest alarm's (not that
+// alarm's time: MinAlarmTimeInMinInterval). It is false when the wheel is
+// empty or the earliest alarm is in the last interval, which no advance
+// fires (use Step or FirePastAlarms). Cost: as MinAlarmIntervalNum.
 func (w *Wheel[T]) NextAlarmFiresAt() (time.Time, bool) {
 	k, ok := w.q.MinKey()
 	if !ok || k >= w.maxIntervalNum {

@@ -181,9 +181,7 @@ func NewTimed[T any](lb levelbits.LevelBits, capacity int, shift uint) *Queue[T]
 	q.setMin(0)
 	q.smallCap = smallCapFor(q.levels[0].bits)
 	q.wideCap = wideCapFor(q.levels[0].bits)
-	if q.smallCap > 0 {
-		q.enterSmall()
-	}
+	q.small, q.curCap = q.smallCap > 0, q.smallCap
 	return q
 }
 
@@ -878,7 +876,11 @@ func (q *Queue[T]) Shrink() {
 			return
 		}
 		if q.small {
-			q.smallMoved(from, to)
+			b, p, ok := q.rad.entryOf(r.Next, from)
+			if !ok {
+				panic("priorityqueue: moved record not in the small-mode buckets")
+			}
+			q.rad.b[b].e[p].idx = to
 			return
 		}
 		l := int(r.State()) - 1
@@ -949,17 +951,14 @@ func (q *Queue[T]) Clear() {
 			clear(lv.slots[s].back)
 			lv.slots[s].front, lv.slots[s].back = lv.slots[s].front[:0], lv.slots[s].back[:0]
 		}
-		lv.occupied.reset()
+		clear(lv.occupied)
 		lv.length = 0
 	}
 	q.counts.Cleared += uint64(q.length)
 	q.length = 0
 	q.dueBuf, q.duePos, q.dueLen = q.dueBuf[:0], 0, 0
 	q.smallReset()
-	q.small = false
-	if q.smallCap > 0 {
-		q.enterSmall()
-	}
+	q.small, q.curCap = q.smallCap > 0, q.smallCap
 	q.minValid = false // the original keeps a stale cached minimum here
 	q.minKey = 0
 	q.firing = q.firing[:0]

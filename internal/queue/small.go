@@ -321,15 +321,6 @@ func (q *Queue[T]) smallReset() {
 	r.occ, r.n, r.last = 0, 0, q.minAllowed
 }
 
-// smallMoved tells small mode that Shrink moved record from to index to.
-func (q *Queue[T]) smallMoved(from, to uint32) {
-	b, p, ok := q.rad.entryOf(q.rec(to).Next, from)
-	if !ok {
-		panic("priorityqueue: moved record not in the small-mode buckets")
-	}
-	q.rad.b[b].e[p].idx = to
-}
-
 // smallClip rewrites the buckets without tombstones at their exact size and
 // drops the empty ones on top (Shrink).
 func (q *Queue[T]) smallClip() {
