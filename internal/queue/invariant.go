@@ -285,9 +285,8 @@ func (q *Queue[T]) checkBucketEntry(b, p int, maxKey int64) (uint32, error) {
 }
 
 // minimum returns the smallest key not due (-1: none), for PQ8, as
-// computeMinKey finds it but reading the entries and caching nothing; false
-// if that would walk more than limit entries. It is exact on a queue whose
-// PQ7 and PQ15 hold (the whole check has checked them before).
+// computeMinKey finds it but caching nothing (exact when PQ7 and PQ15
+// hold); false if that walks more than limit entries.
 func (q *Queue[T]) minimum(limit int) (int64, bool) {
 	best := int64(math.MaxInt64)
 	if r := &q.rad; q.small && r.occ != 0 {

@@ -557,13 +557,11 @@ func (q *Queue[T]) IncreaseMinAllowedKey(key int64, removed func(Element[T])) er
 // DueLen returns the number of elements waiting in the due list.
 func (q *Queue[T]) DueLen() int { return q.dueLen }
 
-// CollectTo is IncreaseMinAllowedKey's first half, for owners that update
-// their state before any handler runs: it moves every element with a key
-// below key to the due list, in removal order, and raises MinAllowedKey to
+// CollectTo, IncreaseMinAllowedKey's first half, moves every element with a
+// key below key to the due list in removal order and raises MinAllowedKey to
 // key (a key at or below it, or above MaxKey, moves nothing). With limit > 0,
-// once it has moved at least limit elements it finishes its key and raises
-// MinAllowedKey only to the next key left below key. It returns
-// MinAllowedKey. FireDue removes what it moved.
+// once it has moved at least limit elements and finished their last key, it
+// raises MinAllowedKey only to the next key left. It returns MinAllowedKey.
 func (q *Queue[T]) CollectTo(key int64, limit int) int64 {
 	if key > MaxKey || key <= q.minAllowed {
 		return q.minAllowed
@@ -796,10 +794,9 @@ func (q *Queue[T]) moveDown(l int, i uint32) {
 	q.counts.Moved++
 }
 
-// RemoveAtMinKey removes, in order, the elements whose key is MinAllowedKey()
-// and whose time is <= maxTime, calling removed for each (the wheel's
-// FirePastAlarms): first the due list, then the chosen ones, fixed before
-// any handler runs.
+// RemoveAtMinKey (the wheel's FirePastAlarms) removes, in order, the due
+// list and then the elements of key MinAllowedKey() and time <= maxTime,
+// fixed before any handler runs, calling removed for each.
 func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) {
 	k := q.minAllowed
 	if q.small {
