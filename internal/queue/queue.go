@@ -200,12 +200,14 @@ func (q *Queue[T]) MaxAllowedKey() int64 {
 	return q.reach
 }
 
-// fits is the one range check of Add and Change: 0 <= t <= MaxKey and
-// MinAllowedKey() <= key <= MaxAllowedKey(). The lagging reach of small mode
-// is a lower bound, so it is tried first.
-func (q *Queue[T]) fits(t, key int64) bool {
-	return uint64(t) <= uint64(MaxKey) && key >= q.minAllowed &&
-		(key <= q.reach || key <= q.reachFrom(q.minAllowed))
+// fits is the one range check of Add and Change: MinAllowedKey() <= key <=
+// MaxAllowedKey(), for key = t >> Shift(). That holds t in [0, MaxKey] too:
+// MinAllowedKey() >= 0 refuses t < 0, and since MaxKey's bits are all ones
+// and MaxAllowedKey() <= MaxKey >> Shift(), t >> Shift() <= MaxKey >>
+// Shift() only when t <= MaxKey. The lagging reach of small mode is a lower
+// bound, so it is tried first.
+func (q *Queue[T]) fits(key int64) bool {
+	return key >= q.minAllowed && (key <= q.reach || key <= q.reachFrom(q.minAllowed))
 }
 
 // rangeError is the error for a time t that fits refused.
@@ -255,7 +257,7 @@ func (q *Queue[T]) keyOf(r *pool.Record[T]) int64 { return r.Time >> (q.shift & 
 // keyed by t >> Shift().
 func (q *Queue[T]) Add(t int64, v T) (pool.Handle, error) {
 	key := t >> (q.shift & 63) // as in keyOf
-	if !q.fits(t, key) {
+	if !q.fits(key) {
 		return pool.Handle{}, q.rangeError(t)
 	}
 	i := q.pool.Alloc(t, v, 0)
@@ -370,7 +372,7 @@ func (q *Queue[T]) Change(a pool.Handle, t int64) error {
 		return q.invalid(a)
 	}
 	key := t >> (q.shift & 63) // as in keyOf
-	if !q.fits(t, key) {
+	if !q.fits(key) {
 		return q.rangeError(t)
 	}
 	q.detach(i)
