@@ -85,13 +85,13 @@ func TestShrinkSplitsFree(t *testing.T) {
 	}
 	// A worn free record just below the last keeps the cut there, so that
 	// Shrink moves the last record to index 1 and keeps 2 .. n-2 free.
-	p.recs[n-1].setGen(wornGen)
-	p.Shrink(0, func(from, to uint32) {})
+	p.Rec(n - 1).setGen(wornGen)
+	p.Shrink(func(from, to uint32) {})
 	if err := p.Invariant(); err != nil {
 		t.Fatal(err)
 	}
-	if p.Len() != n-1 || p.Live() != 1 || p.recs[1].State() != 1 {
-		t.Fatalf("fixture: %d records, %d live, record 1 in state %d", p.Len(), p.Live(), p.recs[1].State())
+	if p.Len() != n-1 || p.Live() != 1 || p.Rec(1).State() != 1 {
+		t.Fatalf("fixture: %d records, %d live, record 1 in state %d", p.Len(), p.Live(), p.Rec(1).State())
 	}
 	if p.list == 0 || len(p.free) != p.stackMax() {
 		t.Fatalf("want a full stack (%d of %d) and a list (head %d)", len(p.free), p.stackMax(), p.list)

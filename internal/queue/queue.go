@@ -924,7 +924,7 @@ func (q *Queue[T]) moveAll(l int, idx []uint32, reverse bool) {
 func (q *Queue[T]) touch(idx []uint32) {
 	var x uint8
 	for _, i := range idx {
-		x += touchRec(q.rec(i))
+		x += touchRec(q.pool.Rec(i))
 	}
 	q.sink = x
 }
@@ -1027,7 +1027,7 @@ func (q *Queue[T]) Shrink() {
 	if !q.small && q.smallCap > 0 && q.length-q.dueLen <= q.smallCap {
 		q.unspill()
 	}
-	q.pool.Shrink(0, func(from, to uint32) {
+	q.pool.Shrink(func(from, to uint32) {
 		r := q.rec(to)
 		if r.State() == pool.StateFiring {
 			for k := range q.firing {

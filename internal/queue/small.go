@@ -246,7 +246,7 @@ func (q *Queue[T]) rsplit(b int, m int64) {
 		// rpos(nb, len(bk.e)) written out: the compiler does not inline
 		// rpos in this loop, and a call per element moved shows on
 		// HOLD-EXACT (figures in the commit message).
-		recs[e.idx].Next = uint32(nb)<<posBits | uint32(len(bk.e))
+		recs.At(e.idx).Next = uint32(nb)<<posBits | uint32(len(bk.e))
 		bk.e = append(bk.e, e)
 		bk.live++
 		occ |= 1 << (nb & 63) // as in smallPut
