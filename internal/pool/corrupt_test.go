@@ -251,3 +251,76 @@ func TestCorruptAP8(t *testing.T) {
 	p.nextGen = wornGen + 1 // as if Shrink had cut a worn record
 	invtest.Expect(t, p.Invariant(), "AP8")
 }
+
+// newSegmented returns a valid pool in segment mode, of three segments,
+// with segSize+2 records in use.
+func newSegmented(t *testing.T) *Pool[string] {
+	t.Helper()
+	p := NewPool[string](2*segSize + 5)
+	for range segSize + 1 {
+		p.Alloc(0, "v", 1)
+	}
+	if err := p.Invariant(); err != nil || len(p.recs.segs) != 3 {
+		t.Fatalf("fixture: %d segments, %v", len(p.recs.segs), err)
+	}
+	return p
+}
+
+func TestCorruptAP10(t *testing.T) {
+	t.Run("flat pool beyond a segment", func(t *testing.T) {
+		p := newFixture(t)
+		flat := make([]Record[string], segSize+1)
+		copy(flat, p.recs.flat)
+		p.recs.flat = flat
+		invtest.Expect(t, p.Invariant(), "AP10")
+	})
+	t.Run("flat pool holds fewer than in use", func(t *testing.T) {
+		p := newFixture(t)
+		p.recs.flat = p.recs.flat[:p.n-1]
+		invtest.Expect(t, p.Invariant(), "AP10")
+	})
+	t.Run("flat slice in segment mode", func(t *testing.T) {
+		p := newSegmented(t)
+		p.recs.flat = p.recs.segs[0][:]
+		invtest.Expect(t, p.Invariant(), "AP10")
+	})
+	t.Run("one segment", func(t *testing.T) {
+		p := NewPool[string](segSize + 5)
+		p.recs.segs = p.recs.segs[:1]
+		invtest.Expect(t, p.Invariant(), "AP10")
+	})
+	t.Run("more in use than held", func(t *testing.T) {
+		p := newSegmented(t)
+		p.n = 3*segSize + 1
+		invtest.Expect(t, p.Invariant(), "AP10")
+	})
+	t.Run("a segment twice", func(t *testing.T) {
+		p := newSegmented(t)
+		p.recs.segs[2] = p.recs.segs[1]
+		invtest.Expect(t, p.Invariant(), "AP10")
+	})
+	t.Run("nil segment", func(t *testing.T) {
+		p := newSegmented(t)
+		p.recs.segs[2] = nil
+		invtest.Expect(t, p.Invariant(), "AP10")
+	})
+}
+
+func TestCorruptAP11(t *testing.T) {
+	t.Run("flat record beyond those in use", func(t *testing.T) {
+		p := NewPool[string](10)
+		p.Alloc(0, "a", 1)
+		p.Rec(5).Value = "stale"
+		invtest.Expect(t, p.Invariant(), "AP11")
+	})
+	t.Run("last word of the last record held", func(t *testing.T) {
+		p := newSegmented(t)
+		p.Rec(3*segSize - 1).gs = 1 << stateBits
+		invtest.Expect(t, p.Invariant(), "AP11")
+	})
+	t.Run("first record beyond those in use, in segment mode", func(t *testing.T) {
+		p := newSegmented(t)
+		p.Rec(uint32(p.n)).Time = 1
+		invtest.Expect(t, p.Invariant(), "AP11")
+	})
+}

@@ -792,13 +792,13 @@ func (q *Queue[T]) FireDue(removed func(Element[T])) (n int) {
 		q.length--
 		q.counts.Fired++
 		n++
-		q.rec(i).SetState(pool.StateFiring)
+		r := q.rec(i)
+		r.SetState(pool.StateFiring)
 		if removed == nil {
 			q.pool.Free(i)
 			continue
 		}
 		q.firing = append(q.firing, i)
-		r := q.rec(i)
 		removed(Element[T]{Alarm: q.pool.Handle(i), Key: q.keyOf(r), Time: r.Time, Value: r.Value})
 		if q.epoch != epoch {
 			return n // Clear ran inside the handler and freed everything
