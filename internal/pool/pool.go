@@ -540,34 +540,23 @@ func (p *Pool[T]) Shrink(moved func(from, to uint32)) {
 		p.nextGen = max(p.nextGen, p.Rec(uint32(i)).Gen()+1)
 	}
 	p.cut(newLen)
-	// The free records below the cut are taken lowest index first: the
-	// lowest ones on the new free stack (up to its bound for the records
-	// now held), the lowest on top, and the rest on the list in ascending
-	// order. The old stack's array goes.
-	kept := 0
-	for _, on := range onList[:newLen] {
-		if on {
-			kept++
-		}
-	}
-	k := min(kept, p.stackMax())
-	free := make([]uint32, k)
-	var tail uint32
+	// The free records below the cut (all but the sentinel, the live and
+	// the retired ones) are taken lowest index first: the lowest on the new
+	// free stack (up to its bound), the lowest on top, the rest on the list
+	// in ascending order. The old stack's array goes.
+	n := newLen - 1 - p.live - p.retired
+	k := min(n, p.stackMax())
+	free := make([]uint32, 0, k)
 	p.list = 0
-	for i := uint32(1); int(i) < newLen; i++ {
+	for i := uint32(newLen) - 1; i > 0; i-- {
 		switch {
 		case !onList[i]:
-		case k > 0:
-			k--
-			free[k] = i
-		case tail == 0:
-			p.list, tail = i, i
+		case n > k:
+			p.Rec(i).Next, p.list = p.list, i
+			n--
 		default:
-			p.Rec(tail).Next, tail = i, i
+			free = append(free, i)
 		}
-	}
-	if tail != 0 {
-		p.Rec(tail).Next = 0
 	}
 	p.free, p.warm = free, 0
 }
