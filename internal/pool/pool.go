@@ -8,31 +8,20 @@
 // cleared alarm is rejected in O(1), and so is a handle from another queue or
 // wheel. The zero Handle is the null alarm and is never valid.
 //
-// Handles never alias, however long the process runs:
-//   - owner IDs come from a process-wide 64-bit counter, taken anew by every
-//     pool and every Reset, so no two pools (or one pool before and after a
-//     Reset) ever share an ID;
-//   - a record's generation grows by one each time it is freed; a record
-//     freed at generation MaxGen (2^25-1) is retired instead: it never returns
-//     to the free records, so no generation is issued twice for one index.
+// Handles never alias, however long the process runs: every pool and every
+// Reset takes a new owner ID from a process-wide 64-bit counter, and a
+// record freed at generation MaxGen (2^25-1) retires instead of wrapping.
 //
-// A pool holds its records in one of two modes (Records). A pool of up to
-// segSize records keeps them in one slice, which grows by copying into a
-// longer one (flat mode). A pool that needs more keeps them in segments,
-// fixed arrays of segSize records: record i is entry i&segMask of segment
-// i>>segBits (segment mode). The full slice of a flat pool becomes segment
-// 0 as it is, and a pool in segment mode grows by appending a segment, so a
-// large pool never copies its records to grow and drops no array. A pool
-// made with a capacity above segSize-1 starts in segment mode.
-//
-// The indices of free records go on a stack of bounded size, and those that
-// find it full on a list threaded through the records' Next, so adding and
-// removing allocate nothing once the pool has grown to the peak number of
-// live alarms. A pool made with a capacity makes its records and its stack
-// up front. A record holds no pointers except the user's value, so the
-// garbage collector has nothing to scan when T holds no pointers.
-//
-// Pool.Invariant checks AP1 to AP11, which docs/invariants.md states.
+// A pool of up to segSize records keeps them in one slice, which grows by
+// copying (flat mode); a larger one keeps them in fixed arrays of segSize
+// records, record i at entry i&segMask of segment i>>segBits (segment
+// mode). The full flat slice becomes segment 0 as it is, and growth in
+// segment mode appends a segment, so a large pool never copies its records
+// to grow and drops no array. Free records' indices go on a bounded stack,
+// the rest on a list threaded through Next, so adding and removing
+// allocate nothing once the pool has grown to its peak. docs/design.md
+// ("Records, pool and handles") says why; Pool.Invariant checks AP1 to
+// AP11 (docs/invariants.md).
 package pool
 
 import (
@@ -46,34 +35,27 @@ import (
 // The pool's tuned constants, each with what it trades.
 const (
 	// segBits sets the segment size, 2^segBits records (3 MiB with an
-	// 8-byte value), which is also the most a flat pool holds. Larger
-	// segments keep more pools flat and the segment table shorter, but
-	// leave up to a segment unused in a pool grown on demand or made with
-	// a capacity, and make the last copies of a growing flat pool larger.
-	// Chosen by the instruction counts of HOLD: a record read in segment
-	// mode takes a few instructions more than in flat mode.
+	// 8-byte value), also the most a flat pool holds. Larger: more pools
+	// flat (a record read in segment mode takes a few instructions more),
+	// against up to a segment held unused and larger last flat copies.
+	// Chosen by the instruction counts of HOLD.
 	segBits = 17
 	// flatMin is the fewest records a flat pool gains when it grows: fewer
-	// copies while a pool is tiny, against as many records held and
-	// unused.
+	// copies while a pool is tiny, against records held unused.
 	flatMin = 16
 	// stackMin and stackShare bound the free stack (AP9) at
-	// min(records held, max(stackMin, records held/stackShare)) entries of
-	// 4 bytes. A larger bound serves longer bursts of frees from the stack,
-	// whose Allocs warmFree speeds up, against memory; the frees beyond it
-	// go on the list.
+	// min(held, max(stackMin, held/stackShare)) entries: longer bursts of
+	// frees served from the stack, whose Allocs warmFree speeds up,
+	// against memory.
 	stackMin   = 1024
 	stackShare = 16
 	// freeBurst is how many free records warmFree touches at once: more
-	// cache misses overlapped per call, against loads wasted when fewer
-	// Allocs follow.
+	// cache misses overlapped, against loads wasted when fewer Allocs follow.
 	freeBurst = 16
 	// wornGen is the generation from which a record is worn: Shrink
-	// releases no index at or below a worn record, so records appended
-	// after a Shrink start at a generation of at most wornGen (AP8) and
-	// each serves at least MaxGen - wornGen frees before it retires. A
-	// lower value lets Shrink release less after records have been reused
-	// very often; a higher one leaves records appended later fewer frees.
+	// releases no index at or below one, so records appended later start
+	// at most there (AP8). Lower: Shrink releases less after heavy reuse;
+	// higher: records appended later serve fewer frees before they retire.
 	wornGen = 1 << 22
 )
 
@@ -163,9 +145,8 @@ func NewOwnerID() uint64 {
 }
 
 // Records is where a pool's records are, and a view of them for a loop that
-// reads many: At(i) is the pool's Rec(i), with the pool's fields read once,
-// when the view is made. A view is valid until the pool's next Alloc or
-// Shrink.
+// reads many: At(i) is Rec(i) with the pool's fields read once. A view is
+// valid until the pool's next Alloc or Shrink.
 type Records[T any] struct {
 	// flat holds every record of a pool in flat mode, as many as the pool
 	// holds, at most segSize; it is empty in segment mode (AP10).
@@ -215,10 +196,8 @@ type Pool[T any] struct {
 	retired int // free records kept off the free stack and list: their generation is spent
 	owner   uint64
 
-	// free holds the indices of free records, the next Alloc's on top; its
-	// capacity is at most stackMax() (AP9). A stack rather than a list
-	// through the records, so that Allocs after a burst of Frees know the
-	// next records ahead and warmFree can load them together.
+	// free holds the indices of free records, the next Alloc's on top
+	// (AP9): Allocs after a burst of Frees know the next records ahead.
 	free []uint32
 	list uint32 // head of the free records the stack had no room for, linked through Next; 0 when none
 	// warm counts the Allocs left before the next warmFree (at most
@@ -344,8 +323,7 @@ func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
 // warmFree touches the records of the top freeBurst entries of the free
 // stack, which holds n, in a tight loop of independent loads, so that their
 // cache misses overlap instead of each of the next Allocs waiting for its
-// own (Go has no prefetch instruction). Frees in between only make the hint
-// approximate: the records they push are in cache anyway.
+// own (Go has no prefetch instruction).
 func (p *Pool[T]) warmFree(n int) {
 	lo := max(0, n-freeBurst)
 	var x uint32
@@ -457,9 +435,8 @@ func (p *Pool[T]) Lookup(a Handle) (uint32, bool) {
 }
 
 // Reset frees every record at once: the pool takes a new owner ID, so every
-// handle issued before is rejected (owner IDs never repeat), and reuses its
-// records from the start with fresh generations. It keeps the records it
-// holds. Cost: O(Len()), to zero the records in use (AP11).
+// handle issued before is rejected, and reuses the records it holds from
+// the start. Cost: O(Len()), to zero the records in use (AP11).
 func (p *Pool[T]) Reset() {
 	p.recs.zero(0, p.n)
 	p.n = 1
@@ -479,14 +456,10 @@ func (p *Pool[T]) Reset() {
 // to, Shrink calls moved(from, to) so that the owner can fix the links that
 // point at from.
 //
-// No generation is ever issued twice for one index, across a Shrink too:
-// retired records stay where they are, and so does every worn record, one
-// whose generation reached wornGen (the records are cut above the highest
-// of them); records appended later at the indices the cut releases start
-// above every generation issued there, which is at most wornGen (AP8). So
-// after 2^25 reuses of one record Shrink still releases what lies above it,
-// and a record appended later serves at least MaxGen - wornGen frees. Cost:
-// O(Len()).
+// No generation is issued twice for one index across a Shrink either:
+// retired and worn records stay where they are, and records appended later
+// at the indices it releases start above every generation issued there
+// (AP8). Cost: O(Len()).
 func (p *Pool[T]) Shrink(moved func(from, to uint32)) {
 	onList := make([]bool, p.n)
 	for _, i := range p.free {
@@ -496,9 +469,7 @@ func (p *Pool[T]) Shrink(moved func(from, to uint32)) {
 		onList[i] = true
 	}
 	// Cut at newLen: room for the live and retired records, and above every
-	// worn record (one at the last generation must never be issued again,
-	// and one near it would make every record appended later start near
-	// it, and so retire after a few frees: AP8).
+	// worn record (AP8).
 	newLen := p.live + p.retired + 1
 	for i := p.n - 1; i >= newLen; i-- {
 		if p.Rec(uint32(i)).Gen() >= wornGen {
@@ -534,8 +505,7 @@ func (p *Pool[T]) Shrink(moved func(from, to uint32)) {
 		moved(i, j)
 	}
 	// Records appended later at the released indices start above every
-	// generation issued there (none of them is worn), so no old handle,
-	// stale or forwarded, can name them.
+	// generation issued there, so no old handle can name them.
 	for i := newLen; i < p.n; i++ {
 		p.nextGen = max(p.nextGen, p.Rec(uint32(i)).Gen()+1)
 	}
