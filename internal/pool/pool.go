@@ -327,9 +327,8 @@ func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
 func (p *Pool[T]) warmFree(n int) {
 	lo := max(0, n-freeBurst)
 	var x uint32
-	v := p.recs
 	for _, i := range p.free[lo:n] {
-		r := v.At(i)
+		r := p.Rec(i)
 		x += uint32(r.Time) + r.gs // first and last word: a record of up to 64 bytes spans at most two cache lines
 	}
 	p.sink = x
