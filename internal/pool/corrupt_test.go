@@ -43,12 +43,12 @@ func TestFixtureValid(t *testing.T) {
 func TestCorruptAP1(t *testing.T) {
 	t.Run("sentinel not free", func(t *testing.T) {
 		p := newFixture(t)
-		p.recs[0].SetState(1)
+		p.Rec(0).SetState(1)
 		invtest.Expect(t, p.Invariant(), "AP1")
 	})
 	t.Run("sentinel missing", func(t *testing.T) {
 		p := newFixture(t)
-		p.recs = p.recs[:0]
+		p.n = 0
 		invtest.Expect(t, p.Invariant(), "AP1")
 	})
 }
@@ -76,27 +76,27 @@ func TestCorruptAP2(t *testing.T) {
 	})
 	t.Run("index one past the records", func(t *testing.T) {
 		p := newFixture(t)
-		p.free[0] = uint32(len(p.recs))
+		p.free[0] = uint32(p.n)
 		invtest.Expect(t, p.Invariant(), "AP2")
 	})
 	t.Run("live record on the free list", func(t *testing.T) {
 		p, live := newListFixture(t)
-		p.recs[p.list].Next = live
+		p.Rec(p.list).Next = live
 		invtest.Expect(t, p.Invariant(), "AP2")
 	})
 	t.Run("free list cycle", func(t *testing.T) {
 		p, _ := newListFixture(t)
-		p.recs[p.recs[p.list].Next].Next = p.list
+		p.Rec(p.Rec(p.list).Next).Next = p.list
 		invtest.Expect(t, p.Invariant(), "AP2")
 	})
 	t.Run("free list beyond the records", func(t *testing.T) {
 		p, _ := newListFixture(t)
-		p.recs[p.list].Next = uint32(len(p.recs))
+		p.Rec(p.list).Next = uint32(p.n)
 		invtest.Expect(t, p.Invariant(), "AP2")
 	})
 	t.Run("record on the stack and the list", func(t *testing.T) {
 		p, _ := newListFixture(t)
-		p.recs[p.list].Next = p.free[0]
+		p.Rec(p.list).Next = p.free[0]
 		invtest.Expect(t, p.Invariant(), "AP2")
 	})
 }
@@ -117,7 +117,7 @@ func newListFixture(t *testing.T) (*Pool[string], uint32) {
 		t.Fatalf("fixture is not valid: %v", err)
 	}
 	k := 0
-	for i := p.list; i != 0; i = p.recs[i].Next {
+	for i := p.list; i != 0; i = p.Rec(i).Next {
 		k++
 	}
 	if len(p.free) != p.stackMax() || cap(p.free) != p.stackMax() || k != 3 {
@@ -137,7 +137,7 @@ func TestCorruptAP9(t *testing.T) {
 	})
 	t.Run("above the records of a small pool", func(t *testing.T) {
 		p := newFixture(t) // 6 records, far below stackMin
-		free := make([]uint32, len(p.free), cap(p.recs)+1)
+		free := make([]uint32, len(p.free), p.recs.held()+1)
 		copy(free, p.free)
 		p.free = free
 		invtest.Expect(t, p.Invariant(), "AP9")
@@ -182,14 +182,14 @@ func newShrunk(t *testing.T) (*Pool[string], Handle) {
 	h := p.Handle(5)
 	p.Free(2)
 	p.Free(4)
-	p.Shrink(0, func(from, to uint32) {})
+	p.Shrink(func(from, to uint32) {})
 	if p.Moved() != 1 {
 		t.Fatalf("Shrink moved %d records, want 1", p.Moved())
 	}
 	if err := p.Invariant(); err != nil {
 		t.Fatalf("fixture is not valid: %v", err)
 	}
-	if i, ok := p.Lookup(h); !ok || p.recs[i].Value != "e" {
+	if i, ok := p.Lookup(h); !ok || p.Rec(i).Value != "e" {
 		t.Fatalf("moved handle finds %d, %v", i, ok)
 	}
 	return p, h
@@ -203,16 +203,16 @@ func TestCorruptAP5(t *testing.T) {
 	})
 	t.Run("maps disagree", func(t *testing.T) {
 		p, h := newShrunk(t)
-		j := p.fwd[origin{h.index, h.gen}]
-		p.rev[j] = origin{h.index, h.gen + 1}
+		j := p.fwd[h]
+		p.rev[j] = Handle{h.owner, h.index, h.gen + 1}
 		invtest.Expect(t, p.Invariant(), "AP5")
 	})
 	t.Run("forwarding to a free record", func(t *testing.T) {
 		p, h := newShrunk(t)
-		j := p.fwd[origin{h.index, h.gen}]
+		j := p.fwd[h]
 		// Free the target behind the maps' back (Free would drop the entry),
 		// keeping the free stack and the counts right.
-		p.recs[j].SetState(StateFree)
+		p.Rec(j).SetState(StateFree)
 		p.free = append(p.free, j)
 		p.live--
 		invtest.Expect(t, p.Invariant(), "AP5")
@@ -231,17 +231,17 @@ func TestCorruptAP6(t *testing.T) {
 		}
 		p.Free(1)
 		p.Free(2)
-		p.Shrink(0, func(from, to uint32) {})
+		p.Shrink(func(from, to uint32) {})
 		p.Alloc(0, "g", 1)
 		p.Alloc(0, "h", 1)
 		if err := p.Invariant(); err != nil {
 			t.Fatalf("fixture is not valid: %v", err)
 		}
 		o, ok := p.rev[1]
-		if !ok || int(o.index) >= len(p.recs) || p.recs[o.index].State() == StateFree {
+		if !ok || int(o.index) >= p.n || p.Rec(o.index).State() == StateFree {
 			t.Fatalf("fixture: record 1 came from %v (moved: %v), want a live index", o, ok)
 		}
-		p.recs[o.index].setGen(o.gen)
+		p.Rec(o.index).setGen(o.gen)
 		invtest.Expect(t, p.Invariant(), "AP6")
 	})
 }
@@ -250,4 +250,77 @@ func TestCorruptAP8(t *testing.T) {
 	p := newFixture(t)
 	p.nextGen = wornGen + 1 // as if Shrink had cut a worn record
 	invtest.Expect(t, p.Invariant(), "AP8")
+}
+
+// newSegmented returns a valid pool in segment mode, of three segments,
+// with segSize+2 records in use.
+func newSegmented(t *testing.T) *Pool[string] {
+	t.Helper()
+	p := NewPool[string](2*segSize + 5)
+	for range segSize + 1 {
+		p.Alloc(0, "v", 1)
+	}
+	if err := p.Invariant(); err != nil || len(p.recs.segs) != 3 {
+		t.Fatalf("fixture: %d segments, %v", len(p.recs.segs), err)
+	}
+	return p
+}
+
+func TestCorruptAP10(t *testing.T) {
+	t.Run("flat pool beyond a segment", func(t *testing.T) {
+		p := newFixture(t)
+		flat := make([]Record[string], segSize+1)
+		copy(flat, p.recs.flat)
+		p.recs.flat = flat
+		invtest.Expect(t, p.Invariant(), "AP10")
+	})
+	t.Run("flat pool holds fewer than in use", func(t *testing.T) {
+		p := newFixture(t)
+		p.recs.flat = p.recs.flat[:p.n-1]
+		invtest.Expect(t, p.Invariant(), "AP10")
+	})
+	t.Run("flat slice in segment mode", func(t *testing.T) {
+		p := newSegmented(t)
+		p.recs.flat = p.recs.segs[0][:]
+		invtest.Expect(t, p.Invariant(), "AP10")
+	})
+	t.Run("one segment", func(t *testing.T) {
+		p := NewPool[string](segSize + 5)
+		p.recs.segs = p.recs.segs[:1]
+		invtest.Expect(t, p.Invariant(), "AP10")
+	})
+	t.Run("more in use than held", func(t *testing.T) {
+		p := newSegmented(t)
+		p.n = 3*segSize + 1
+		invtest.Expect(t, p.Invariant(), "AP10")
+	})
+	t.Run("a segment twice", func(t *testing.T) {
+		p := newSegmented(t)
+		p.recs.segs[2] = p.recs.segs[1]
+		invtest.Expect(t, p.Invariant(), "AP10")
+	})
+	t.Run("nil segment", func(t *testing.T) {
+		p := newSegmented(t)
+		p.recs.segs[2] = nil
+		invtest.Expect(t, p.Invariant(), "AP10")
+	})
+}
+
+func TestCorruptAP11(t *testing.T) {
+	t.Run("flat record beyond those in use", func(t *testing.T) {
+		p := NewPool[string](10)
+		p.Alloc(0, "a", 1)
+		p.Rec(5).Value = "stale"
+		invtest.Expect(t, p.Invariant(), "AP11")
+	})
+	t.Run("last word of the last record held", func(t *testing.T) {
+		p := newSegmented(t)
+		p.Rec(3*segSize - 1).gs = 1 << stateBits
+		invtest.Expect(t, p.Invariant(), "AP11")
+	})
+	t.Run("first record beyond those in use, in segment mode", func(t *testing.T) {
+		p := newSegmented(t)
+		p.Rec(uint32(p.n)).Time = 1
+		invtest.Expect(t, p.Invariant(), "AP11")
+	})
 }

@@ -8,33 +8,20 @@
 // cleared alarm is rejected in O(1), and so is a handle from another queue or
 // wheel. The zero Handle is the null alarm and is never valid.
 //
-// Handles never alias, however long the process runs:
-//   - owner IDs come from a process-wide 64-bit counter, taken anew by every
-//     pool and every Reset, so no two pools (or one pool before and after a
-//     Reset) ever share an ID;
-//   - a record's generation grows by one each time it is freed; a record
-//     freed at generation MaxGen (2^25-1) is retired instead: it never returns
-//     to the free records, so no generation is issued twice for one index.
+// Handles never alias, however long the process runs: every pool and every
+// Reset takes a new owner ID from a process-wide 64-bit counter, and a
+// record freed at generation MaxGen (2^25-1) retires instead of wrapping.
 //
-// A Pool keeps records in one slice. The indices of free records go on a
-// stack of bounded size, and those that find it full on a list threaded
-// through the records' Next, so adding and removing allocate nothing once
-// the slice has grown to the peak number of live alarms (and the stack to
-// its bound or to the most records ever free at once). A pool made with a
-// capacity makes its stack up front too. A record holds no pointers except
-// the user's value, so the garbage collector has nothing to scan when T
-// holds no pointers.
-//
-// Invariants (checked by Pool.Invariant, stated in docs/invariants.md): AP1
-// record 0 is the unused sentinel; AP2 the free stack and the free list hold
-// only free records, each once, and the list ends; AP3 live + free + retired
-// + 1 == len(records); AP4 owner != 0; AP5 the forwarding maps Shrink keeps
-// are inverse to each other and point at allocated records; AP6 every
-// allocated record is found by the handle Handle gives for it, and by no
-// other record's; AP7 a free record on neither is retired: its generation is
-// MaxGen; AP8 records appended after a Shrink start at a generation of at
-// most wornGen; AP9 the free stack's capacity is within its bound,
-// min(cap(records), max(1024, cap(records)/16)).
+// A pool of up to segSize records keeps them in one slice, which grows by
+// copying (flat mode); a larger one keeps them in fixed arrays of segSize
+// records, record i at entry i&segMask of segment i>>segBits (segment
+// mode). The full flat slice becomes segment 0 as it is, and growth in
+// segment mode appends a segment, so a large pool never copies its records
+// to grow and drops no array. Free records' indices go on a bounded stack,
+// the rest on a list threaded through Next, so adding and removing
+// allocate nothing once the pool has grown to its peak. docs/design.md
+// ("Records, pool and handles") says why; Pool.Invariant checks AP1 to
+// AP11 (docs/invariants.md).
 package pool
 
 import (
@@ -43,6 +30,39 @@ import (
 	"unsafe"
 
 	"github.com/gotimingwheel/timingwheel/invariant"
+)
+
+// The pool's tuned constants, each with what it trades.
+const (
+	// segBits sets the segment size, 2^segBits records (3 MiB with an
+	// 8-byte value), also the most a flat pool holds. Larger: more pools
+	// flat (a record read in segment mode takes a few instructions more),
+	// against up to a segment held unused and larger last flat copies.
+	// Chosen by the instruction counts of HOLD.
+	segBits = 17
+	// flatMin is the fewest records a flat pool gains when it grows: fewer
+	// copies while a pool is tiny, against records held unused.
+	flatMin = 16
+	// stackMin and stackShare bound the free stack (AP9) at
+	// min(held, max(stackMin, held/stackShare)) entries: longer bursts of
+	// frees served from the stack, whose Allocs warmFree speeds up,
+	// against memory.
+	stackMin   = 1024
+	stackShare = 16
+	// freeBurst is how many free records warmFree touches at once: more
+	// cache misses overlapped, against loads wasted when fewer Allocs follow.
+	freeBurst = 16
+	// wornGen is the generation from which a record is worn: Shrink
+	// releases no index at or below one, so records appended later start
+	// at most there (AP8). Lower: Shrink releases less after heavy reuse;
+	// higher: records appended later serve fewer frees before they retire.
+	wornGen = 1 << 22
+)
+
+// segSize records are in every segment; segMask picks an entry.
+const (
+	segSize = 1 << segBits
+	segMask = segSize - 1
 )
 
 // Handle is a handle to an alarm in a queue or wheel; package alarm names it
@@ -88,11 +108,9 @@ const stateBits = 7
 
 // Record is one alarm's storage: 24 bytes with an 8-byte value. Time is the
 // owner's ordering quantity (a key or a time in ns); Next is the owner's
-// position for the record while it is allocated; while it is free, Next
-// links the free list if the record is on it (owners must not write it). The
-// generation (how often the record was freed, at most MaxGen) and the state
-// (where the record is) share one word, so that the record is 24 bytes rather
-// than 32: at a million alarms the records are most of the memory.
+// position for the record while it is allocated, and links the free list
+// while it is on it (owners must not write it then). The generation and the
+// state share one word, so that the record is 24 bytes rather than 32.
 type Record[T any] struct {
 	Time  int64
 	Value T
@@ -117,8 +135,7 @@ func (r *Record[T]) setGen(g uint32) { r.gs = g<<stateBits | r.gs&(1<<stateBits-
 var lastOwner atomic.Uint64
 
 // NewOwnerID returns a process-wide unique owner ID, never 0 and never
-// returned before: the counter is 64 bits wide, so it would take centuries of
-// calls at a billion a second to run out, and it panics rather than wrap.
+// returned before: it panics rather than wrap its 64-bit counter.
 func NewOwnerID() uint64 {
 	id := lastOwner.Add(1)
 	if id == 0 {
@@ -127,24 +144,60 @@ func NewOwnerID() uint64 {
 	return id
 }
 
+// Records is where a pool's records are, and a view of them for a loop that
+// reads many: At(i) is Rec(i) with the pool's fields read once. A view is
+// valid until the pool's next Alloc or Shrink.
+type Records[T any] struct {
+	// flat holds every record of a pool in flat mode, as many as the pool
+	// holds, at most segSize; it is empty in segment mode (AP10).
+	flat []Record[T]
+	// segs holds the records of a pool in segment mode, record i at
+	// segs[i>>segBits][i&segMask], at least two segments; it is nil in flat
+	// mode (AP10).
+	segs []*[segSize]Record[T]
+}
+
+// At returns the record at index i, which must be below the pool's Len()+1.
+// Its test is one of the mode: in flat mode flat holds every such index, in
+// segment mode it is empty. Indexing a segment needs no bounds check.
+func (v *Records[T]) At(i uint32) *Record[T] {
+	if uint(i) >= uint(len(v.flat)) {
+		return &v.segs[i>>segBits][i&segMask]
+	}
+	return &v.flat[i]
+}
+
+// held returns the number of records v holds, the sentinel included.
+func (v *Records[T]) held() int {
+	if v.segs == nil {
+		return len(v.flat)
+	}
+	return len(v.segs) << segBits
+}
+
+// zero zeroes the records from lo to hi-1.
+func (v *Records[T]) zero(lo, hi int) {
+	if v.segs == nil {
+		clear(v.flat[lo:hi])
+		return
+	}
+	for ; lo < hi; lo = (lo | segMask) + 1 {
+		off := lo & segMask
+		clear(v.segs[lo>>segBits][off:min(off+hi-lo, segSize)])
+	}
+}
+
 // Pool holds records and hands out handles. Index 0 is a sentinel that is never
 // allocated, so 0 can mean "no record" in links.
 type Pool[T any] struct {
-	recs    []Record[T]
+	recs    Records[T]
+	n       int // records in use, the sentinel included: indices 0 to n-1; those held beyond are all zero (AP11)
 	live    int // allocated records
 	retired int // free records kept off the free stack and list: their generation is spent
 	owner   uint64
 
-	// free holds the indices of free records, the next Alloc's on top; its
-	// capacity is at most stackMax() (AP9). A stack rather than a list
-	// threaded through the records: an Alloc that followed a list would
-	// first have to load the record it takes to find the next one, so a
-	// run of Allocs after a burst of Frees (a wheel firing a batch, then
-	// re-adding) would wait for one cache miss after another; from the
-	// stack it reads the next indices ahead (warmFree). The bound keeps the
-	// stack at a sixteenth of the records (0.25 bytes per record) above
-	// 16,384 records, at 1024 entries (4 KiB) or the records' number below,
-	// and its growth copies small; the frees beyond it go on list.
+	// free holds the indices of free records, the next Alloc's on top
+	// (AP9): Allocs after a burst of Frees know the next records ahead.
 	free []uint32
 	list uint32 // head of the free records the stack had no room for, linked through Next; 0 when none
 	// warm counts the Allocs left before the next warmFree (at most
@@ -152,31 +205,32 @@ type Pool[T any] struct {
 	warm int
 	sink uint32 // keeps warmFree's loads
 
-	// After Shrink moved records, fwd maps the (index, generation) a moved
-	// record's handles carry to where it lives now; rev maps back. Both are
-	// empty unless Shrink moved something.
-	fwd     map[origin]uint32
-	rev     map[uint32]origin
+	// After Shrink moved records, fwd maps the handle a moved record was
+	// issued to where it lives now; rev maps back. Both are empty unless
+	// Shrink moved something.
+	fwd     map[Handle]uint32
+	rev     map[uint32]Handle
 	nextGen uint32 // generation for records appended after a Shrink: above every one issued at the indices it cut (AP8: at most wornGen)
-
-	huge *hugeMark // the part of recs marked for huge pages (hugepage_linux.go); nil if the pool never marked any
 }
-
-// origin is what a handle names: a record index and its generation then.
-type origin struct{ index, gen uint32 }
 
 // MaxRecords is the most records a pool holds: indices are 32 bits and 0
 // is the sentinel.
 const MaxRecords int64 = 1<<32 - 2
 
-// NewPool returns an empty pool with room for capacity records before it grows.
+// NewPool returns an empty pool with room for capacity records before it
+// grows: exactly that many in flat mode, and in segment mode up to a
+// segment more.
 func NewPool[T any](capacity int) *Pool[T] {
-	if capacity < 0 {
-		capacity = 0
+	n := max(capacity, 0) + 1
+	p := &Pool[T]{owner: NewOwnerID(), n: 1}
+	if n <= segSize {
+		p.recs.flat = make([]Record[T], n)
+	} else {
+		p.recs.segs = make([]*[segSize]Record[T], (n+segMask)>>segBits)
+		for k := range p.recs.segs {
+			p.recs.segs[k] = new([segSize]Record[T])
+		}
 	}
-	p := &Pool[T]{owner: NewOwnerID()}
-	p.recs = make([]Record[T], 1, capacity+1)
-	p.markRecords(p.recs) // before anything is written: it may drop the pages
 	if capacity > 0 {
 		// The stack's room too, so that a pool given its peak load never
 		// allocates after this.
@@ -185,15 +239,11 @@ func NewPool[T any](capacity int) *Pool[T] {
 	return p
 }
 
-// stackMin is the free stack's bound for pools of up to 16 * stackMin
-// records (unless the pool holds fewer); above that it is a sixteenth.
-const stackMin = 1024
-
 // stackMax returns the most entries the free stack may have room for
-// (AP9): min(cap(records), max(stackMin, cap(records)/16)).
+// (AP9): min(held, max(stackMin, held/stackShare)).
 func (p *Pool[T]) stackMax() int {
-	c := cap(p.recs)
-	return min(c, max(stackMin, c/16))
+	c := p.recs.held()
+	return min(c, max(stackMin, c/stackShare))
 }
 
 // Owner returns the pool's owner ID, which every handle it issues carries.
@@ -207,26 +257,31 @@ func (p *Pool[T]) Retired() int { return p.retired }
 func (p *Pool[T]) Live() int { return p.live }
 
 // Cap returns the number of records the pool holds without growing.
-func (p *Pool[T]) Cap() int { return cap(p.recs) - 1 }
+func (p *Pool[T]) Cap() int { return p.recs.held() - 1 }
 
-// BytesHeld returns the bytes of the pool's record array and free stack.
+// BytesHeld returns the bytes of the pool's records, its segment table and
+// its free stack.
 func (p *Pool[T]) BytesHeld() int {
-	return cap(p.recs)*int(unsafe.Sizeof(Record[T]{})) + cap(p.free)*4
+	return p.recs.held()*int(unsafe.Sizeof(Record[T]{})) + cap(p.recs.segs)*int(unsafe.Sizeof(uintptr(0))) + cap(p.free)*4
 }
 
 // Len returns the number of records ever allocated and not given back by Reset:
 // the high-water mark, excluding the sentinel.
-func (p *Pool[T]) Len() int { return len(p.recs) - 1 }
+func (p *Pool[T]) Len() int { return p.n - 1 }
 
-// Rec returns the record at index i. The pointer is valid until the next Alloc
-// or Shrink: a growth or a Shrink moves the records to a new array, and on
-// Linux the old array's pages then read as zeros (release_linux.go).
-func (p *Pool[T]) Rec(i uint32) *Record[T] { return &p.recs[i] }
+// Rec returns the record at index i, which must be below Len()+1. The
+// pointer is valid until the next Alloc or Shrink: a flat pool moves its
+// records to a new array when it grows, and Shrink moves them.
+func (p *Pool[T]) Rec(i uint32) *Record[T] {
+	if uint(i) >= uint(len(p.recs.flat)) {
+		return &p.recs.segs[i>>segBits][i&segMask]
+	}
+	return &p.recs.flat[i]
+}
 
-// Records returns the record slice, indexed as Rec is, for a loop that
-// touches many records and must not reload the slice at each one. It is valid
-// until the next Alloc or Shrink (see Rec).
-func (p *Pool[T]) Records() []Record[T] { return p.recs }
+// Records returns a view of the pool's records, valid until the next Alloc
+// or Shrink (see Rec).
+func (p *Pool[T]) Records() Records[T] { return p.recs }
 
 // Alloc returns the index of a fresh record with the given time and value and
 // state; its Next is 0. It reuses a free record if there is one, from the top
@@ -234,6 +289,7 @@ func (p *Pool[T]) Records() []Record[T] { return p.recs }
 // allocates only when the pool grows.
 func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
 	var i uint32
+	var r *Record[T]
 	if n := len(p.free); n > 0 {
 		if p.warm <= 0 {
 			p.warmFree(n)
@@ -241,100 +297,83 @@ func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
 		p.warm--
 		i = p.free[n-1]
 		p.free = p.free[:n-1]
+		r = p.Rec(i)
 	} else if p.list != 0 {
 		i = p.list
-		p.list = p.recs[i].Next
+		r = p.Rec(i)
+		p.list = r.Next
 	} else {
-		if int64(len(p.recs)) > MaxRecords {
+		if int64(p.n) > MaxRecords {
 			panic("timingwheel: 2^32-2 alarms are live, the most a wheel or queue holds (config.MaxCapacity); remove some first")
 		}
-		if len(p.recs) == cap(p.recs) {
+		if p.n == p.recs.held() {
 			p.grow()
 		}
-		p.recs = append(p.recs, Record[T]{gs: p.nextGen << stateBits})
-		i = uint32(len(p.recs) - 1)
+		i = uint32(p.n)
+		p.n++
+		r = p.Rec(i) // zero (AP11)
+		r.gs = p.nextGen << stateBits
 	}
-	r := &p.recs[i]
 	r.Time, r.Value, r.Next = time, v, 0
 	r.SetState(state)
 	p.live++
 	return i
 }
 
-// freeBurst is how many free records warmFree touches at once.
-const freeBurst = 16
-
 // warmFree touches the records of the top freeBurst entries of the free
 // stack, which holds n, in a tight loop of independent loads, so that their
-// cache misses overlap instead of each of the next Allocs waiting for its own
-// (Go has no prefetch instruction). The records a large wheel fires are
-// scattered over the pool; by the time the caller re-adds, a batch of
-// thousands of them has left the cache (HOLD at 1e8 alarms:
-// docs/performance.md, phase 12). Frees in between only make the hint
-// approximate: the records they push are in cache anyway.
+// cache misses overlap instead of each of the next Allocs waiting for its
+// own (Go has no prefetch instruction).
 func (p *Pool[T]) warmFree(n int) {
 	lo := max(0, n-freeBurst)
 	var x uint32
 	for _, i := range p.free[lo:n] {
-		r := &p.recs[i]
+		r := p.Rec(i)
 		x += uint32(r.Time) + r.gs // first and last word: a record of up to 64 bytes spans at most two cache lines
 	}
 	p.sink = x
 	p.warm = freeBurst
 }
 
-// grow gives the record slice room for more records: it doubles it up to
-// growDoubleMax records (a copy per doubling is cheap while the pool is
-// small), and beyond that grows it by an eighth, so that a large pool holds at
-// most 12.5% unused capacity (a record is 24 bytes with an 8-byte value; at a
-// million alarms, doubling could leave 24 MB idle). The capacity is set
-// exactly: slices.Grow and append round large slices up further (Grow(s,
-// len(s)) gave 2.4 times the live count).
+// grow makes room for one more record. A flat pool below segSize records
+// moves to a slice twice as long (at least flatMin longer, at most
+// segSize); a full flat pool becomes segment 0 as it is, without a copy,
+// and gains segment 1; a pool in segment mode appends a segment.
 func (p *Pool[T]) grow() {
-	n := len(p.recs)
-	c := n + max(n, 16)
-	if n > growDoubleMax {
-		c = n + n/8
+	v := &p.recs
+	if n := len(v.flat); n > 0 && n < segSize {
+		flat := make([]Record[T], min(segSize, n+max(n, flatMin)))
+		copy(flat, v.flat)
+		v.flat = flat
+		return
 	}
-	recs := make([]Record[T], n, c)
-	p.markRecords(recs) // before the copy: it may drop the pages
-	copy(recs, p.recs)
-	old := p.recs
-	p.recs = recs
-	releaseRecords(old) // after the copy: its pages read as zeros then
+	if v.segs == nil {
+		v.segs = []*[segSize]Record[T]{(*[segSize]Record[T])(v.flat)}
+		v.flat = nil
+	}
+	v.segs = append(v.segs, new([segSize]Record[T]))
 }
-
-// growDoubleMax is the pool size (in records) up to which grow doubles.
-const growDoubleMax = 1 << 16
 
 // MaxGen is the last generation a record is issued with; a record freed at
 // MaxGen is retired. Generations have 25 bits, the state 7 (Record).
 const MaxGen = 1<<(32-stateBits) - 1
 
-// wornGen is the generation from which a record is worn: Shrink releases no
-// index at or below a worn record, so records appended after a Shrink start
-// at a generation of at most wornGen (AP8), and every record serves at least
-// MaxGen - wornGen (29.4 million) frees before it retires.
-const wornGen = 1 << 22
-
 // Free gives record i back. Every handle to it becomes invalid: the generation
 // is bumped, or, when it is MaxGen, the record is retired for good (AP7), so
 // that no generation is issued twice. The value is zeroed so that the pool
 // does not keep it alive. Cost: O(1) amortized; it allocates only when the
-// free stack grows toward its bound (AP9): never in a pool made with a
-// capacity, until it outgrows that capacity or a Shrink sizes the stack
-// down to the free records it kept.
+// free stack grows toward its bound (AP9), never in a pool made with a
+// capacity until it outgrows that capacity or Shrinks.
 func (p *Pool[T]) Free(i uint32) {
-	r := &p.recs[i]
+	r := p.Rec(i)
 	var zero T
 	r.Value = zero
 	p.live--
 	// The next generation, in StateFree: the state's bits all set, plus
 	// one. From MaxGen the word wraps to 0, and the record retires instead.
 	r.gs = r.gs | (1<<stateBits - 1) + 1
-	// The common case first: room on the stack, nothing to retire, no
-	// forwarding entry. (Free does not inline either way; this split runs
-	// fewer instructions: docs/performance.md, phase 12.)
+	// The common case first, in few instructions: room on the stack,
+	// nothing to retire, no forwarding entry.
 	if n := len(p.free); r.gs != 0 && n < cap(p.free) && len(p.rev) == 0 {
 		p.free = p.free[:n+1]
 		p.free[n] = i
@@ -348,7 +387,7 @@ func (p *Pool[T]) Free(i uint32) {
 // grown (doubling, up to stackMax) if need be, or at the bound on the list;
 // and it drops the record's forwarding entries.
 func (p *Pool[T]) freeSlow(i uint32) {
-	r := &p.recs[i]
+	r := p.Rec(i)
 	switch c := cap(p.free); {
 	case r.gs == 0:
 		r.gs = MaxGen << stateBits
@@ -373,84 +412,66 @@ func (p *Pool[T]) freeSlow(i uint32) {
 // Handle returns the handle for record i as it is now.
 func (p *Pool[T]) Handle(i uint32) Handle {
 	if len(p.rev) > 0 {
-		if o, ok := p.rev[i]; ok {
-			return Handle{owner: p.owner, index: o.index, gen: o.gen}
+		if h, ok := p.rev[i]; ok {
+			return h
 		}
 	}
-	return Handle{owner: p.owner, index: i, gen: p.recs[i].gs >> stateBits}
+	return Handle{owner: p.owner, index: i, gen: p.Rec(i).gs >> stateBits}
 }
 
 // Lookup returns the index of a's record if a was issued by this pool and its
 // record is allocated with a's generation (in any state but free).
 func (p *Pool[T]) Lookup(a Handle) (uint32, bool) {
-	if a.owner != p.owner || a.index == 0 {
-		return 0, false
+	// a's generation, in a state other than free, in one unsigned
+	// comparison: gs lies in [gen<<stateBits + 1, gen<<stateBits +
+	// 2^stateBits - 1] (gen <= MaxGen holds for every handle). The
+	// sentinel is free, so the null alarm finds nothing.
+	if a.owner == p.owner && int(a.index) < p.n && p.Rec(a.index).gs-(a.gen<<stateBits+1) < 1<<stateBits-1 {
+		return a.index, true
 	}
-	if int(a.index) < len(p.recs) {
-		r := &p.recs[a.index]
-		// a's generation, in a state other than free (0), in one unsigned
-		// comparison: gs lies in [gen<<stateBits + 1, gen<<stateBits +
-		// 2^stateBits - 1]. This needs gen <= MaxGen, which holds for every
-		// handle: only a pool makes them, from its records' generations.
-		if r.gs-(a.gen<<stateBits+1) < 1<<stateBits-1 {
-			return a.index, true
-		}
-	}
-	if len(p.fwd) > 0 {
-		if j, ok := p.fwd[origin{a.index, a.gen}]; ok {
-			return j, true
-		}
-	}
-	return 0, false
+	j, ok := p.fwd[a]
+	return j, ok
 }
 
-// Reset frees every record at once in O(1): the pool takes a new owner ID, so
-// every handle issued before is rejected (owner IDs never repeat), and the
-// records are reused from the start with fresh generations. The slice keeps
-// its capacity.
+// Reset frees every record at once: the pool takes a new owner ID, so every
+// handle issued before is rejected, and reuses the records it holds from
+// the start. Cost: O(Len()), to zero the records in use (AP11).
 func (p *Pool[T]) Reset() {
-	clear(p.recs) // drop user values for the garbage collector
-	p.recs = p.recs[:1]
+	p.recs.zero(0, p.n)
+	p.n = 1
 	p.free = p.free[:0]
-	p.list = 0
-	p.warm = 0
-	p.live = 0
-	p.retired = 0
+	p.list, p.warm, p.live, p.retired = 0, 0, 0, 0
 	p.owner = NewOwnerID()
 	p.fwd, p.rev, p.nextGen = nil, nil, 0
 }
 
 // Shrink moves the allocated records into the lowest free indices and
-// releases the rest of the slice, keeping room for slack more records. Every
-// handle stays valid: a moved record is still found by its original handle
-// (through a map that holds one entry per moved live record), and Handle
-// returns that original handle. For each move, after copying the record from
-// index from to index to, Shrink calls moved(from, to) so that the owner can
-// fix the links that point at from.
+// releases the records held above them: a pool left with up to segSize
+// records in use moves them to a flat slice of exactly that many, a larger
+// one keeps the segments they need. Every handle stays valid: a moved
+// record is still found by its original handle (through a map that holds
+// one entry per moved live record), and Handle returns that original
+// handle. For each move, after copying the record from index from to index
+// to, Shrink calls moved(from, to) so that the owner can fix the links that
+// point at from.
 //
-// No generation is ever issued twice for one index, across a Shrink too:
-// retired records stay where they are, and so does every worn record, one
-// whose generation reached wornGen (the slice is cut above the highest of
-// them); records appended later at the indices the cut releases start above
-// every generation issued there, which is at most wornGen (AP8). So after
-// 2^25 reuses of one record Shrink still releases what lies above it, and a
-// record appended later serves at least MaxGen - wornGen frees. Cost:
-// O(len(records)).
-func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
-	onList := make([]bool, len(p.recs))
+// No generation is issued twice for one index across a Shrink either:
+// retired and worn records stay where they are, and records appended later
+// at the indices it releases start above every generation issued there
+// (AP8). Cost: O(Len()).
+func (p *Pool[T]) Shrink(moved func(from, to uint32)) {
+	onList := make([]bool, p.n)
 	for _, i := range p.free {
 		onList[i] = true
 	}
-	for i := p.list; i != 0; i = p.recs[i].Next {
+	for i := p.list; i != 0; i = p.Rec(i).Next {
 		onList[i] = true
 	}
 	// Cut at newLen: room for the live and retired records, and above every
-	// worn record (one at the last generation must never be issued again,
-	// and one near it would make every record appended later start near
-	// it, and so retire after a few frees: AP8).
+	// worn record (AP8).
 	newLen := p.live + p.retired + 1
-	for i := len(p.recs) - 1; i >= newLen; i-- {
-		if p.recs[i].Gen() >= wornGen {
+	for i := p.n - 1; i >= newLen; i-- {
+		if p.Rec(uint32(i)).Gen() >= wornGen {
 			newLen = i + 1
 			break
 		}
@@ -458,114 +479,151 @@ func (p *Pool[T]) Shrink(slack int, moved func(from, to uint32)) {
 	// Move each allocated record at or above newLen into the lowest free
 	// slot that is on the free stack or list (not retired).
 	j := uint32(1)
-	for i := uint32(newLen); int(i) < len(p.recs); i++ {
-		if p.recs[i].State() == StateFree {
+	for i := uint32(newLen); int(i) < p.n; i++ {
+		if p.Rec(i).State() == StateFree {
 			continue
 		}
 		for !onList[j] {
 			j++
 		}
 		onList[j] = false
-		r := p.recs[i]
-		o := origin{i, r.Gen()}
+		r := *p.Rec(i)
+		o := Handle{p.owner, i, r.Gen()}
 		if prev, ok := p.rev[i]; ok { // moved before: its handles name prev
 			o = prev
 			delete(p.rev, i)
 		}
 		// The copy takes a generation above every stale handle of slot j.
-		r.setGen(max(r.Gen(), p.recs[j].Gen()))
-		p.recs[j] = r
+		r.setGen(max(r.Gen(), p.Rec(j).Gen()))
+		*p.Rec(j) = r
 		if p.fwd == nil {
-			p.fwd, p.rev = map[origin]uint32{}, map[uint32]origin{}
+			p.fwd, p.rev = map[Handle]uint32{}, map[uint32]Handle{}
 		}
 		p.fwd[o] = j
 		p.rev[j] = o
 		moved(i, j)
 	}
 	// Records appended later at the released indices start above every
-	// generation issued there (none of them is worn), so no old handle,
-	// stale or forwarded, can name them.
-	for _, r := range p.recs[newLen:] {
-		p.nextGen = max(p.nextGen, r.Gen()+1)
+	// generation issued there, so no old handle can name them.
+	for i := newLen; i < p.n; i++ {
+		p.nextGen = max(p.nextGen, p.Rec(uint32(i)).Gen()+1)
 	}
-	recs := make([]Record[T], newLen, newLen+max(slack, 0))
-	p.markRecords(recs) // before the copy: it may drop the pages
-	copy(recs, p.recs[:newLen])
-	old := p.recs
-	p.recs = recs
-	releaseRecords(old) // after the copy: its pages read as zeros then
-	// The free records below the cut are taken lowest index first: the
-	// lowest ones on the new free stack (up to its bound for the new
-	// array), the lowest on top, and the rest on the list in ascending
-	// order. The old stack's array goes: Shrink releases what it held.
-	kept := 0
-	for _, on := range onList[:newLen] {
-		if on {
-			kept++
-		}
-	}
-	k := min(kept, p.stackMax())
-	free := make([]uint32, k)
-	var tail uint32
+	p.cut(newLen)
+	// The free records below the cut (all but the sentinel, the live and
+	// the retired ones) are taken lowest index first: the lowest on the new
+	// free stack (up to its bound), the lowest on top, the rest on the list
+	// in ascending order. The old stack's array goes.
+	n := newLen - 1 - p.live - p.retired
+	k := min(n, p.stackMax())
+	free := make([]uint32, 0, k)
 	p.list = 0
-	for i := 1; i < newLen; i++ {
+	for i := uint32(newLen) - 1; i > 0; i-- {
 		switch {
 		case !onList[i]:
-		case k > 0:
-			k--
-			free[k] = uint32(i)
-		case tail == 0:
-			p.list, tail = uint32(i), uint32(i)
+		case n > k:
+			p.Rec(i).Next, p.list = p.list, i
+			n--
 		default:
-			p.recs[tail].Next, tail = uint32(i), uint32(i)
+			free = append(free, i)
 		}
 	}
-	if tail != 0 {
-		p.recs[tail].Next = 0
-	}
 	p.free, p.warm = free, 0
+}
+
+// cut makes n the number of records in use and releases what is held
+// beyond them: up to segSize records move to a flat slice of exactly n;
+// more keep the segments that hold records below n, with the records from
+// n on zeroed (AP11), and drop the others.
+func (p *Pool[T]) cut(n int) {
+	v := &p.recs
+	if n > segSize {
+		k := (n + segMask) >> segBits
+		v.zero(n, min(p.n, k<<segBits))
+		clear(v.segs[k:])
+		v.segs = v.segs[:k]
+	} else {
+		flat := make([]Record[T], n)
+		if v.segs != nil {
+			copy(flat, v.segs[0][:])
+		} else {
+			copy(flat, v.flat)
+		}
+		v.flat, v.segs = flat, nil
+	}
+	p.n = n
 }
 
 // Moved returns how many records Shrink has moved that are still live (the
 // entries of the forwarding map).
 func (p *Pool[T]) Moved() int { return len(p.fwd) }
 
-// Invariant checks AP1-AP9 and returns nil or an *invariant.Violation naming
-// the first one broken. docs/invariants.md states each and names the function
-// that checks it (checkAP3 checks AP3). The order is AP4, AP8, AP1, AP2, AP7,
-// AP3, AP9, AP5, AP6: AP2's walk of the free stack and list tells AP7 which
-// free records are on neither and AP3 how many are on them. It costs O(len(records)).
+// Invariant checks AP1-AP11 (docs/invariants.md; checkAP3 checks AP3) and
+// returns nil or an *invariant.Violation naming the first one broken: AP10,
+// where the records are, first, and AP2, whose walk of the free stack and
+// list AP7 and AP3 use, before those. It costs O(records held).
 func (p *Pool[T]) Invariant() error {
-	if err := p.checkAP4(); err != nil {
-		return err
+	var onList []bool
+	var free int
+	for _, check := range []func() error{p.checkAP4, p.checkAP10, p.checkAP1, p.checkAP11, p.checkAP8,
+		func() (err error) { onList, free, err = p.checkAP2(); return err },
+		func() error { return p.checkAP7(onList) },
+		func() error { return p.checkAP3(free) },
+		p.checkAP9, p.checkAP5, p.checkAP6} {
+		if err := check(); err != nil {
+			return err
+		}
 	}
-	if err := p.checkAP8(); err != nil {
-		return err
-	}
-	if err := p.checkAP1(); err != nil {
-		return err
-	}
-	onList, free, err := p.checkAP2()
-	if err != nil {
-		return err
-	}
-	if err := p.checkAP7(onList); err != nil {
-		return err
-	}
-	if err := p.checkAP3(free); err != nil {
-		return err
-	}
-	if err := p.checkAP9(); err != nil {
-		return err
-	}
-	if err := p.checkAP5(); err != nil {
-		return err
-	}
-	return p.checkAP6()
+	return nil
 }
 
-// checkAP8: records appended from now on start at a generation of at most
-// wornGen, so each serves at least MaxGen - wornGen frees: nextGen <= wornGen.
+// checkAP10: flat mode, segs nil and n <= len(flat) <= segSize; or segment
+// mode, flat empty and at least two distinct segments, n <= held.
+func (p *Pool[T]) checkAP10() error {
+	v := &p.recs
+	if v.segs == nil {
+		if len(v.flat) > segSize || p.n > len(v.flat) {
+			return invariant.Errorf("AP10", "flat mode holds %d records (at most %d), %d in use", len(v.flat), segSize, p.n)
+		}
+		return nil
+	}
+	if len(v.flat) != 0 || len(v.segs) < 2 || p.n > v.held() {
+		return invariant.Errorf("AP10", "segment mode with %d segments (at least 2), %d in use, and a flat slice of %d (want none)",
+			len(v.segs), p.n, len(v.flat))
+	}
+	seen := make(map[*[segSize]Record[T]]bool, len(v.segs))
+	for k, s := range v.segs {
+		if s == nil || seen[s] {
+			return invariant.Errorf("AP10", "segment %d of %d is nil or another segment's array", k, len(v.segs))
+		}
+		seen[s] = true
+	}
+	return nil
+}
+
+// checkAP11: every byte of the records held beyond those in use is zero.
+func (p *Pool[T]) checkAP11() error {
+	held := p.recs.held()
+	for lo := p.n; lo < held; {
+		// The records from lo to the end of lo's array, as 32-bit words: a
+		// record holds two uint32, so its size is a multiple of 4.
+		r := p.Rec(uint32(lo))
+		m := held - lo
+		if p.recs.segs != nil {
+			m = segSize - lo&segMask
+		}
+		words := unsafe.Slice((*uint32)(unsafe.Pointer(r)), uintptr(m)*unsafe.Sizeof(*r)/4)
+		for w, x := range words {
+			if x != 0 {
+				return invariant.Errorf("AP11", "record %d, beyond the %d in use, is not zero",
+					lo+int(uintptr(w)*4/unsafe.Sizeof(*r)), p.n)
+			}
+		}
+		lo += m
+	}
+	return nil
+}
+
+// checkAP8: nextGen <= wornGen.
 func (p *Pool[T]) checkAP8() error {
 	if p.nextGen > wornGen {
 		return invariant.Errorf("AP8", "new records start at generation %d, above the worn generation %d", p.nextGen, wornGen)
@@ -573,72 +631,65 @@ func (p *Pool[T]) checkAP8() error {
 	return nil
 }
 
-// checkAP1: record 0 is the sentinel "no record": it exists and is free.
+// checkAP1: record 0, the sentinel, is in use and free.
 func (p *Pool[T]) checkAP1() error {
-	if len(p.recs) == 0 {
-		return invariant.Errorf("AP1", "sentinel record 0 missing")
+	if p.n < 1 {
+		return invariant.Errorf("AP1", "sentinel record 0 missing: %d records in use", p.n)
 	}
-	if p.recs[0].State() != StateFree {
-		return invariant.Errorf("AP1", "sentinel record 0 is in state %d", p.recs[0].State())
+	if s := p.Rec(0).State(); s != StateFree {
+		return invariant.Errorf("AP1", "sentinel record 0 is in state %d", s)
 	}
 	return nil
 }
 
-// checkAP2: the free stack and the free list hold only free records (not
-// the sentinel), each once in the two together, and the list ends. It
-// returns which records are on them, and how many, for AP7 and AP3.
+// checkAP2: the free stack and list hold free records other than the
+// sentinel, each once, and the list ends; it returns which, and how many.
 func (p *Pool[T]) checkAP2() (onList []bool, n int, err error) {
-	onList = make([]bool, len(p.recs))
-	for pos, i := range p.free {
-		if i == 0 || int(i) >= len(p.recs) {
-			return nil, 0, invariant.Errorf("AP2", "free stack entry %d is index %d, outside [1, %d)", pos, i, len(p.recs))
-		}
-		if p.recs[i].State() != StateFree {
-			return nil, 0, invariant.Errorf("AP2", "free stack holds record %d in state %d", i, p.recs[i].State())
-		}
-		if onList[i] {
-			return nil, 0, invariant.Errorf("AP2", "free stack holds record %d twice", i)
-		}
-		onList[i] = true
-	}
-	n = len(p.free)
-	for i := p.list; i != 0; i = p.recs[i].Next {
-		if int(i) >= len(p.recs) {
-			return nil, 0, invariant.Errorf("AP2", "free list reaches index %d beyond %d records", i, len(p.recs))
-		}
-		if p.recs[i].State() != StateFree {
-			return nil, 0, invariant.Errorf("AP2", "free list holds record %d in state %d", i, p.recs[i].State())
-		}
-		if onList[i] {
-			return nil, 0, invariant.Errorf("AP2", "free list meets record %d again (a cycle, or it is on the stack too)", i)
+	onList = make([]bool, p.n)
+	visit := func(on string, i uint32) error {
+		switch {
+		case i == 0 || int(i) >= p.n:
+			return invariant.Errorf("AP2", "free %s holds index %d, outside [1, %d)", on, i, p.n)
+		case p.Rec(i).State() != StateFree:
+			return invariant.Errorf("AP2", "free %s holds record %d in state %d", on, i, p.Rec(i).State())
+		case onList[i]:
+			return invariant.Errorf("AP2", "free %s meets record %d again (twice, a cycle, or on the stack too)", on, i)
 		}
 		onList[i] = true
 		n++
+		return nil
+	}
+	for _, i := range p.free {
+		if err := visit("stack", i); err != nil {
+			return nil, 0, err
+		}
+	}
+	for i := p.list; i != 0; i = p.Rec(i).Next {
+		if err := visit("list", i); err != nil {
+			return nil, 0, err
+		}
 	}
 	return onList, n, nil
 }
 
-// checkAP9: the free stack's capacity is within its bound:
-// cap(free) <= min(cap(records), max(stackMin, cap(records)/16)).
+// checkAP9: cap(free) <= stackMax().
 func (p *Pool[T]) checkAP9() error {
 	if c := cap(p.free); c > p.stackMax() {
-		return invariant.Errorf("AP9", "free stack has room for %d, above its bound %d for %d records", c, p.stackMax(), cap(p.recs))
+		return invariant.Errorf("AP9", "free stack has room for %d, above its bound %d for %d records", c, p.stackMax(), p.recs.held())
 	}
 	return nil
 }
 
-// checkAP3: every record is live, free, retired or the sentinel:
-// live + free + retired + 1 = len(records), free being the number of records
-// on the free stack and list.
+// checkAP3: live + free + retired + 1 = n, free counting the stack and list.
 func (p *Pool[T]) checkAP3(free int) error {
-	if p.live+free+p.retired+1 != len(p.recs) {
+	if p.live+free+p.retired+1 != p.n {
 		return invariant.Errorf("AP3", "live %d + free %d + retired %d + 1 != %d records",
-			p.live, free, p.retired, len(p.recs))
+			p.live, free, p.retired, p.n)
 	}
 	return nil
 }
 
-// checkAP4: the pool has an owner ID, which its handles carry: owner != 0.
+// checkAP4: owner != 0.
 func (p *Pool[T]) checkAP4() error {
 	if p.owner == 0 {
 		return invariant.Errorf("AP4", "owner ID is 0")
@@ -646,14 +697,13 @@ func (p *Pool[T]) checkAP4() error {
 	return nil
 }
 
-// checkAP5: Shrink's forwarding maps are inverse to each other and point at
-// allocated records: fwd(o) = j ⇔ rev(j) = o, and record j is not free.
+// checkAP5: fwd and rev are inverse and point at allocated records.
 func (p *Pool[T]) checkAP5() error {
 	if len(p.fwd) != len(p.rev) {
 		return invariant.Errorf("AP5", "%d forward entries, %d reverse", len(p.fwd), len(p.rev))
 	}
 	for o, j := range p.fwd {
-		if back, ok := p.rev[j]; !ok || back != o || int(j) >= len(p.recs) || p.recs[j].State() == StateFree {
+		if back, ok := p.rev[j]; !ok || back != o || int(j) >= p.n || p.Rec(j).State() == StateFree {
 			return invariant.Errorf("AP5", "moved record %v -> %d: reverse %v (%v), or the target is free",
 				o, j, back, ok)
 		}
@@ -661,33 +711,32 @@ func (p *Pool[T]) checkAP5() error {
 	return nil
 }
 
-// checkAP6: every allocated record is found by its own handle, and so by no
-// other record's: Lookup(Handle(i)) = i for every record i >= 1 not free.
+// checkAP6: Lookup(Handle(i)) = i for every allocated record i.
 func (p *Pool[T]) checkAP6() error {
-	for i := 1; i < len(p.recs); i++ {
-		if p.recs[i].State() == StateFree {
+	for i := uint32(1); int(i) < p.n; i++ {
+		if p.Rec(i).State() == StateFree {
 			continue
 		}
-		h := p.Handle(uint32(i))
-		if j, ok := p.Lookup(h); !ok || j != uint32(i) {
+		h := p.Handle(i)
+		if j, ok := p.Lookup(h); !ok || j != i {
 			return invariant.Errorf("AP6", "record %d: its handle %v finds record %d (found %v)", i, h, j, ok)
 		}
 	}
 	return nil
 }
 
-// checkAP7: a free record on neither the free stack nor the list is
-// retired: its generation is MaxGen, and the retired count is the number of
-// such records. onList marks the records on the free stack and list.
+// checkAP7: a free record on neither the free stack nor the list (onList)
+// is at MaxGen, and there are retired of them.
 func (p *Pool[T]) checkAP7(onList []bool) error {
 	retired := 0
-	for i := 1; i < len(p.recs); i++ {
-		if p.recs[i].State() != StateFree || onList[i] {
+	for i := uint32(1); int(i) < p.n; i++ {
+		r := p.Rec(i)
+		if r.State() != StateFree || onList[i] {
 			continue
 		}
-		if p.recs[i].Gen() != MaxGen {
+		if r.Gen() != MaxGen {
 			return invariant.Errorf("AP7", "record %d is free, on neither the free stack nor the list, at generation %d (not retired)",
-				i, p.recs[i].Gen())
+				i, r.Gen())
 		}
 		retired++
 	}

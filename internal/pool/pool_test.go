@@ -8,13 +8,15 @@ import (
 	"github.com/gotimingwheel/timingwheel/internal/pool"
 )
 
-// TestPoolAgainstModel drives a pool with random Alloc, Free, Reset and
-// Shrink calls. The model is the set of live handles with their values; every
+// TestPoolAgainstModel drives a pool, flat or in segments, with random
+// Alloc, Free, Reset and Shrink calls. The model is the set of live handles with their values; every
 // handle ever issued and since freed (or dropped by Reset) must be rejected,
 // every live one must find its record, and Invariant must hold throughout.
 func TestPoolAgainstModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := pool.NewPool[int](rapid.IntRange(0, 4).Draw(t, "cap"))
+		// A pool made with a capacity above a segment starts in segment
+		// mode, and a Shrink takes it back to flat mode.
+		p := pool.NewPool[int](rapid.SampledFrom([]int{0, 1, 2, 4, pool.SegSize + 2}).Draw(t, "cap"))
 		live := map[pool.Handle]int{}
 		var order []pool.Handle // live handles, for drawing one
 		var stale []pool.Handle
@@ -70,7 +72,7 @@ func TestPoolAgainstModel(t *testing.T) {
 				}
 			},
 			"Shrink": func(t *rapid.T) {
-				p.Shrink(rapid.IntRange(0, 3).Draw(t, "slack"), func(from, to uint32) {
+				p.Shrink(func(from, to uint32) {
 					if from <= to {
 						t.Fatalf("Shrink moved %d up to %d", from, to)
 					}

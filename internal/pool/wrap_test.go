@@ -31,7 +31,7 @@ func raiseOwnerCounter(v uint64) {
 func TestGenerationNeverWraps(t *testing.T) {
 	p := NewPool[string](0)
 	i := p.Alloc(10, "a", 1)
-	p.recs[i].setGen(MaxGen - 1) // as if freed 2^25-2 times
+	p.Rec(i).setGen(MaxGen - 1) // as if freed 2^25-2 times
 	h1 := p.Handle(i)
 	p.Free(i) // generation MaxGen, back on the free stack
 	if j := p.Alloc(20, "b", 1); j != i {
@@ -57,7 +57,7 @@ func TestGenerationNeverWraps(t *testing.T) {
 			t.Fatalf("stale handle %v accepted after retirement", h)
 		}
 	}
-	if j, ok := p.Lookup(p.Handle(k)); !ok || j != k || p.recs[j].Value != "c" {
+	if j, ok := p.Lookup(p.Handle(k)); !ok || j != k || p.Rec(j).Value != "c" {
 		t.Fatalf("new record's handle finds %d, %v", j, ok)
 	}
 	if err := p.Invariant(); err != nil {
@@ -75,18 +75,18 @@ func TestGenerationNeverWraps(t *testing.T) {
 		j, _ := p.Lookup(h)
 		p.Free(j)
 	}
-	p.Shrink(0, func(from, to uint32) {
+	p.Shrink(func(from, to uint32) {
 		if to == i {
 			t.Fatalf("Shrink moved record %d into the retired record %d", from, to)
 		}
 	})
-	if len(p.recs) != 4 { // sentinel, retired 1, "c" at 2, the last "x" moved to 3
-		t.Fatalf("after Shrink %d records, want 4", len(p.recs))
+	if p.n != 4 { // sentinel, retired 1, "c" at 2, the last "x" moved to 3
+		t.Fatalf("after Shrink %d records, want 4", p.n)
 	}
-	if p.recs[i].Gen() != MaxGen || p.recs[i].State() != StateFree || p.Retired() != 1 {
-		t.Fatalf("retired record %d: generation %d, state %d, Retired %d", i, p.recs[i].Gen(), p.recs[i].State(), p.Retired())
+	if p.Rec(i).Gen() != MaxGen || p.Rec(i).State() != StateFree || p.Retired() != 1 {
+		t.Fatalf("retired record %d: generation %d, state %d, Retired %d", i, p.Rec(i).Gen(), p.Rec(i).State(), p.Retired())
 	}
-	if j, ok := p.Lookup(hs[6]); !ok || p.recs[j].Value != "x" {
+	if j, ok := p.Lookup(hs[6]); !ok || p.Rec(j).Value != "x" {
 		t.Fatalf("live handle %v lost by Shrink: %d, %v", hs[6], j, ok)
 	}
 	if err := p.Invariant(); err != nil {
@@ -212,10 +212,10 @@ func TestRecordPacking(t *testing.T) {
 func TestShrinkKeepsWornRecords(t *testing.T) {
 	p := NewPool[int](0)
 	a, b := p.Alloc(0, 1, 1), p.Alloc(0, 2, 1)
-	p.recs[b].setGen(MaxGen - 2) // as if freed 2^25-3 times
+	p.Rec(b).setGen(MaxGen - 2) // as if freed 2^25-3 times
 	p.Free(a)
 	p.Free(b) // generation MaxGen-1, free
-	p.Shrink(0, func(from, to uint32) {})
+	p.Shrink(func(from, to uint32) {})
 	if err := p.Invariant(); err != nil {
 		t.Fatalf("after Shrink: %v", err)
 	}

@@ -663,13 +663,13 @@ func (q *Queue[T]) FireDue(removed func(Element[T])) (n int) {
 		q.length--
 		q.counts.Fired++
 		n++
-		q.rec(i).SetState(pool.StateFiring)
+		r := q.rec(i)
+		r.SetState(pool.StateFiring)
 		if removed == nil {
 			q.pool.Free(i)
 			continue
 		}
 		q.firing = append(q.firing, i)
-		r := q.rec(i)
 		removed(Element[T]{Alarm: q.pool.Handle(i), Key: q.keyOf(r), Time: r.Time, Value: r.Value})
 		if q.epoch != epoch {
 			return n // Clear ran inside the handler and freed everything
@@ -775,7 +775,7 @@ func (q *Queue[T]) moveAll(l int, idx []uint32, reverse bool) {
 func (q *Queue[T]) touch(idx []uint32) {
 	var x uint8
 	for _, i := range idx {
-		x += touchRec(q.rec(i))
+		x += touchRec(q.pool.Rec(i))
 	}
 	q.sink = x
 }
@@ -856,7 +856,7 @@ func (q *Queue[T]) Shrink() {
 	if !q.small && q.smallCap > 0 && q.length-q.dueLen <= q.smallCap {
 		q.unspill()
 	}
-	q.pool.Shrink(0, func(from, to uint32) {
+	q.pool.Shrink(func(from, to uint32) {
 		r := q.rec(to)
 		if r.State() == pool.StateFiring {
 			for k := range q.firing {

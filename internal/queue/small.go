@@ -220,7 +220,7 @@ func (q *Queue[T]) rsplit(b int, m int64) {
 		nb := bits.Len64(uint64(e.key ^ m)) // below b: no bucket to add
 		bk := &bs[nb]
 		// rpos written out: the call is not inlined here (see the commit).
-		recs[e.idx].Next = uint32(nb)<<posBits | uint32(len(bk.e))
+		recs.At(e.idx).Next = uint32(nb)<<posBits | uint32(len(bk.e))
 		bk.e = append(bk.e, e)
 		bk.live++
 		occ |= 1 << (nb & 63) // as in smallPut

@@ -286,14 +286,13 @@ func largeSlotsRun(t *testing.T, lb levelbits.LevelBits, seed uint64) {
 	}
 }
 
-// A queue whose record pool grows inside removal handlers, past the size
-// from which the pool gives a dropped array's pages back to the system (1
-// MiB: 32,768 records with a string value), keeps every element's key and
-// value: values hold pointers, collections run now and then, and every
+// A queue whose record pool grows inside removal handlers, through its
+// flat slice's copies and past it into segments, keeps every element's key
+// and value: values hold pointers, collections run now and then, and every
 // element leaves once, in key order, with the value it was added with.
 func TestPoolGrowthInHandlersKeepsValues(t *testing.T) {
 	if checked.On {
-		t.Skip("150,000 adds with Invariant, O(capacity), after each: the pool's own tests cover the release in checked mode")
+		t.Skip("150,000 adds with Invariant, O(capacity), after each: the pool's own tests cover its growth in checked mode")
 	}
 	q := queue.New[string](mustLB(t, 11, 10, 10), 0)
 	val := func(id int) string { return "v" + strconv.Itoa(id) }
