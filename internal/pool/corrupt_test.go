@@ -81,22 +81,22 @@ func TestCorruptAP2(t *testing.T) {
 	})
 	t.Run("live record on the free list", func(t *testing.T) {
 		p, live := newListFixture(t)
-		p.Rec(p.list).Next = live
+		p.Rec(p.list).Pos = live
 		invtest.Expect(t, p.Invariant(), "AP2")
 	})
 	t.Run("free list cycle", func(t *testing.T) {
 		p, _ := newListFixture(t)
-		p.Rec(p.Rec(p.list).Next).Next = p.list
+		p.Rec(p.Rec(p.list).Pos).Pos = p.list
 		invtest.Expect(t, p.Invariant(), "AP2")
 	})
 	t.Run("free list beyond the records", func(t *testing.T) {
 		p, _ := newListFixture(t)
-		p.Rec(p.list).Next = uint32(p.n)
+		p.Rec(p.list).Pos = uint32(p.n)
 		invtest.Expect(t, p.Invariant(), "AP2")
 	})
 	t.Run("record on the stack and the list", func(t *testing.T) {
 		p, _ := newListFixture(t)
-		p.Rec(p.list).Next = p.free[0]
+		p.Rec(p.list).Pos = p.free[0]
 		invtest.Expect(t, p.Invariant(), "AP2")
 	})
 }
@@ -117,7 +117,7 @@ func newListFixture(t *testing.T) (*Pool[string], uint32) {
 		t.Fatalf("fixture is not valid: %v", err)
 	}
 	k := 0
-	for i := p.list; i != 0; i = p.Rec(i).Next {
+	for i := p.list; i != 0; i = p.Rec(i).Pos {
 		k++
 	}
 	if len(p.free) != p.stackMax() || cap(p.free) != p.stackMax() || k != 3 {

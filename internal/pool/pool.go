@@ -18,7 +18,7 @@
 // mode). The full flat slice becomes segment 0 as it is, and growth in
 // segment mode appends a segment, so a large pool never copies its records
 // to grow and drops no array. Free records' indices go on a bounded stack,
-// the rest on a list threaded through Next, so adding and removing
+// the rest on a list threaded through Pos, so adding and removing
 // allocate nothing once the pool has grown to its peak. docs/design.md
 // ("Records, pool and handles") says why; Pool.Invariant checks AP1 to
 // AP11 (docs/invariants.md).
@@ -107,14 +107,16 @@ const (
 const stateBits = 7
 
 // Record is one alarm's storage: 24 bytes with an 8-byte value. Time is the
-// owner's ordering quantity (a key or a time in ns); Next is the owner's
-// position for the record while it is allocated, and links the free list
-// while it is on it (owners must not write it then). The generation and the
-// state share one word, so that the record is 24 bytes rather than 32.
+// owner's ordering quantity (a key or a time in ns). Pos is where the owner
+// keeps the record while it is allocated (a queue: its entry in a slot
+// vector, or its bucket and entry in small mode); while the record is on
+// the free list, Pos is the list's link, which owners must not write. The
+// generation and the state share one word, so that the record is 24 bytes
+// rather than 32.
 type Record[T any] struct {
 	Time  int64
 	Value T
-	Next  uint32
+	Pos   uint32
 	gs    uint32 // generation << stateBits | state
 }
 
@@ -199,7 +201,7 @@ type Pool[T any] struct {
 	// free holds the indices of free records, the next Alloc's on top
 	// (AP9): Allocs after a burst of Frees know the next records ahead.
 	free []uint32
-	list uint32 // head of the free records the stack had no room for, linked through Next; 0 when none
+	list uint32 // head of the free records the stack had no room for, linked through Pos; 0 when none
 	// warm counts the Allocs left before the next warmFree (at most
 	// freeBurst). A hint only: any value is correct.
 	warm int
@@ -284,7 +286,7 @@ func (p *Pool[T]) Rec(i uint32) *Record[T] {
 func (p *Pool[T]) Records() Records[T] { return p.recs }
 
 // Alloc returns the index of a fresh record with the given time and value and
-// state; its Next is 0. It reuses a free record if there is one, from the top
+// state; its Pos is 0. It reuses a free record if there is one, from the top
 // of the free stack first, then from the free list. Cost: O(1) amortized; it
 // allocates only when the pool grows.
 func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
@@ -301,7 +303,7 @@ func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
 	} else if p.list != 0 {
 		i = p.list
 		r = p.Rec(i)
-		p.list = r.Next
+		p.list = r.Pos
 	} else {
 		if int64(p.n) > MaxRecords {
 			panic("timingwheel: 2^32-2 alarms are live, the most a wheel or queue holds (config.MaxCapacity); remove some first")
@@ -314,7 +316,7 @@ func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
 		r = p.Rec(i) // zero (AP11)
 		r.gs = p.nextGen << stateBits
 	}
-	r.Time, r.Value, r.Next = time, v, 0
+	r.Time, r.Value, r.Pos = time, v, 0
 	r.SetState(state)
 	p.live++
 	return i
@@ -399,7 +401,7 @@ func (p *Pool[T]) freeSlow(i uint32) {
 		copy(free, p.free)
 		p.free = append(free, i)
 	default:
-		r.Next, p.list = p.list, i
+		r.Pos, p.list = p.list, i
 	}
 	if len(p.rev) > 0 {
 		if o, ok := p.rev[i]; ok {
@@ -464,7 +466,7 @@ func (p *Pool[T]) Shrink(moved func(from, to uint32)) {
 	for _, i := range p.free {
 		onList[i] = true
 	}
-	for i := p.list; i != 0; i = p.Rec(i).Next {
+	for i := p.list; i != 0; i = p.Rec(i).Pos {
 		onList[i] = true
 	}
 	// Cut at newLen: room for the live and retired records, and above every
@@ -521,7 +523,7 @@ func (p *Pool[T]) Shrink(moved func(from, to uint32)) {
 		switch {
 		case !onList[i]:
 		case n > k:
-			p.Rec(i).Next, p.list = p.list, i
+			p.Rec(i).Pos, p.list = p.list, i
 			n--
 		default:
 			free = append(free, i)
@@ -664,7 +666,7 @@ func (p *Pool[T]) checkAP2() (onList []bool, n int, err error) {
 			return nil, 0, err
 		}
 	}
-	for i := p.list; i != 0; i = p.Rec(i).Next {
+	for i := p.list; i != 0; i = p.Rec(i).Pos {
 		if err := visit("list", i); err != nil {
 			return nil, 0, err
 		}

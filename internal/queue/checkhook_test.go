@@ -42,7 +42,7 @@ func TestCheckedCallCatchesWhatItTouches(t *testing.T) {
 
 	q, _, big := localQueue(t)
 	i, _ := q.pool.Lookup(big[len(big)-1])
-	q.rec(i).Next-- // the last entry of key 9's large slot; the next Add puts its neighbour
+	q.rec(i).Pos-- // the last entry of key 9's large slot; the next Add puts its neighbour
 	expectPanic(t, func() { q.Add(9, 0) }, "priorityqueue.Add[9]", "PQ5")
 }
 

@@ -28,7 +28,7 @@ func entryRef[T any](t *testing.T, q *Queue[T], a pool.Handle) (entry, slot chkR
 	}
 	r := q.rec(i)
 	if q.small {
-		b, p, ok := q.rad.entryOf(r.Next, i)
+		b, p, ok := q.rad.entryOf(r.Pos, i)
 		if !ok {
 			t.Fatalf("%v: no bucket entry", a)
 		}
@@ -36,7 +36,7 @@ func entryRef[T any](t *testing.T, q *Queue[T], a pool.Handle) (entry, slot chkR
 	}
 	l := int(r.State()) - 1
 	s := q.levels[l].slot(q.keyOf(r))
-	return chkRef{int32(l), int32(s), r.Next}, chkRef{l: int32(l), s: int32(s)}
+	return chkRef{int32(l), int32(s), r.Pos}, chkRef{l: int32(l), s: int32(s)}
 }
 
 // localQueue returns a valid queue with level bits [2 2 2] (no small
@@ -106,7 +106,7 @@ func TestLocalChecksCatchLevelCorruption(t *testing.T) {
 		{"added entry's record lost its position (large slot)", func(q *Queue[int], h map[int64]pool.Handle, big []pool.Handle) ([]chkRef, []chkRef) {
 			last := big[len(big)-1]
 			e, s := refs(t, q, last)
-			q.rec(idx(q, last)).Next-- // points at its neighbour's entry
+			q.rec(idx(q, last)).Pos-- // points at its neighbour's entry
 			return e, s
 		}, "PQ5"},
 		{"added entry's neighbour in another slot's range (large slot)", func(q *Queue[int], h map[int64]pool.Handle, big []pool.Handle) ([]chkRef, []chkRef) {
@@ -255,7 +255,7 @@ func TestLocalChecksCatchSmallModeCorruption(t *testing.T) {
 		{"added entry's neighbour's record (large bucket)", func(q *Queue[int], h map[int64]pool.Handle, big []pool.Handle) chkRef {
 			e, _ := entryRef(t, q, big[len(big)-1])
 			i := q.rad.b[e.s].e[e.pos-1].idx
-			q.rec(i).Next++
+			q.rec(i).Pos++
 			return e
 		}, "PQ15"},
 		{"walked bucket's count", func(q *Queue[int], h map[int64]pool.Handle, big []pool.Handle) chkRef {

@@ -185,12 +185,12 @@ func TestCorruptPQ5(t *testing.T) {
 	// position in its slot (the "link"), and a slot's entries name records.
 	t.Run("position", func(t *testing.T) {
 		f := newFixture(t)
-		f.rec("k13").Next++
+		f.rec("k13").Pos++
 		invtest.Expect(t, f.q.Invariant(), "PQ5")
 	})
 	t.Run("front bit", func(t *testing.T) {
 		f := newFixture(t)
-		f.rec("k70").Next ^= frontBit
+		f.rec("k70").Pos ^= frontBit
 		invtest.Expect(t, f.q.Invariant(), "PQ5")
 	})
 	t.Run("index beyond the pool", func(t *testing.T) {
@@ -198,7 +198,7 @@ func TestCorruptPQ5(t *testing.T) {
 		lv := &f.q.levels[2]
 		s := lv.slot(70)
 		v := &lv.slots[s]
-		v.back[f.rec("k70").Next] = uint32(f.q.pool.Len() + 5)
+		v.back[f.rec("k70").Pos] = uint32(f.q.pool.Len() + 5)
 		invtest.Expect(t, f.q.Invariant(), "PQ5")
 	})
 }
@@ -499,7 +499,7 @@ func (q *Queue[T]) rpush(b int, i uint32, key int64) {
 		r.reach(b)
 	}
 	bk := &r.b[b]
-	q.rec(i).Next = rpos(b, len(bk.e))
+	q.rec(i).Pos = rpos(b, len(bk.e))
 	bk.e = append(bk.e, rent{key, i})
 	bk.live++
 	r.occ |= 1 << (b & 63)
@@ -538,7 +538,7 @@ func TestCorruptPQ15(t *testing.T) {
 	})
 	t.Run("record's position wrong", func(t *testing.T) {
 		q := newSmallFixture(t)
-		q.rec(q.rad.b[3].e[1].idx).Next = rpos(3, 0)
+		q.rec(q.rad.b[3].e[1].idx).Pos = rpos(3, 0)
 		invtest.Expect(t, q.Invariant(), "PQ15")
 	})
 	t.Run("bad index", func(t *testing.T) {

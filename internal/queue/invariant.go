@@ -151,8 +151,8 @@ func (q *Queue[T]) checkSlotEntry(l, s int, half uint32, p int) (i uint32, key i
 		return 0, 0, invariant.Errorf("PQ5", "level %d slot %d holds bad index %d", l, s, i)
 	}
 	r := q.rec(i)
-	if r.Next != half|uint32(p) {
-		return 0, 0, invariant.Errorf("PQ5", "record %d at level %d slot %d position %#x says %#x", i, l, s, half|uint32(p), r.Next)
+	if r.Pos != half|uint32(p) {
+		return 0, 0, invariant.Errorf("PQ5", "record %d at level %d slot %d position %#x says %#x", i, l, s, half|uint32(p), r.Pos)
 	}
 	key = q.keyOf(r)
 	if r.State() != uint8(l+1) || key < lv.minKey || key > lv.maxKey {
@@ -276,10 +276,10 @@ func (q *Queue[T]) checkBucketEntry(b, p int, maxKey int64) (uint32, error) {
 		return 0, invariant.Errorf("PQ15", "bucket %d position %d holds bad index %d", b, p, e.idx)
 	}
 	rec := q.rec(e.idx)
-	if rec.State() != 1 || q.keyOf(rec) != e.key || rec.Next != rpos(b, p) ||
+	if rec.State() != 1 || q.keyOf(rec) != e.key || rec.Pos != rpos(b, p) ||
 		e.key < q.minAllowed || e.key > maxKey || r.bucketOf(e.key) != b {
-		return 0, invariant.Errorf("PQ15", "bucket %d position %d: record %d (state %d, key %d, Next %#x) under key %d (bucket %d against base %d), allowed [%d, %d]",
-			b, p, e.idx, rec.State(), q.keyOf(rec), rec.Next, e.key, r.bucketOf(e.key), r.last, q.minAllowed, maxKey)
+		return 0, invariant.Errorf("PQ15", "bucket %d position %d: record %d (state %d, key %d, Pos %#x) under key %d (bucket %d against base %d), allowed [%d, %d]",
+			b, p, e.idx, rec.State(), q.keyOf(rec), rec.Pos, e.key, r.bucketOf(e.key), r.last, q.minAllowed, maxKey)
 	}
 	return e.idx, nil
 }

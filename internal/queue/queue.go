@@ -875,7 +875,7 @@ func (q *Queue[T]) Shrink() {
 			return
 		}
 		if q.small {
-			b, p, ok := q.rad.entryOf(r.Next, from)
+			b, p, ok := q.rad.entryOf(r.Pos, from)
 			if !ok {
 				panic("priorityqueue: moved record not in the small-mode buckets")
 			}
@@ -884,7 +884,7 @@ func (q *Queue[T]) Shrink() {
 		}
 		l := int(r.State()) - 1
 		v := &q.levels[l].slots[q.levels[l].slot(q.keyOf(r))]
-		if p := r.Next; p&frontBit != 0 {
+		if p := r.Pos; p&frontBit != 0 {
 			v.front[p&^frontBit] = to
 		} else {
 			v.back[p] = to

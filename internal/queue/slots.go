@@ -10,7 +10,7 @@ import (
 // The slots' vectors and their recycling: docs/design.md, "Levels and
 // slots"; PQ5, PQ16.
 
-// frontBit marks, in a record's Next, a position in its slot's front vector.
+// frontBit marks, in a record's Pos, a position in its slot's front vector.
 const frontBit = 1 << 31
 
 // slot is one slot of a level, 64 bytes: its elements in order, front (read
@@ -45,13 +45,13 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 		if len(v.front) == cap(v.front) {
 			v.front = q.grow(v.front)
 		}
-		r.Next = frontBit | uint32(len(v.front))
+		r.Pos = frontBit | uint32(len(v.front))
 		v.front = append(v.front, i)
 	} else {
 		if len(v.back) == cap(v.back) {
 			v.back = q.grow(v.back)
 		}
-		r.Next = uint32(len(v.back))
+		r.Pos = uint32(len(v.back))
 		v.back = append(v.back, i)
 	}
 	r.SetState(uint8(l + 1))
@@ -59,7 +59,7 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 	lv.occupied.set(s)
 	lv.length++
 	if checked.On {
-		q.chk.entry(l, s, r.Next)
+		q.chk.entry(l, s, r.Pos)
 	}
 }
 
@@ -126,7 +126,7 @@ func (q *Queue[T]) del(l, s int, i uint32) {
 	lv := &q.levels[l]
 	v := &lv.slots[s]
 	r := q.rec(i)
-	if p := r.Next; p&frontBit != 0 {
+	if p := r.Pos; p&frontBit != 0 {
 		v.front[p&^frontBit] = 0
 	} else {
 		v.back[p] = 0
@@ -179,7 +179,7 @@ func (q *Queue[T]) compact(l, s int) {
 	}
 	v.back = append(v.back[:0], tmp...)
 	for p, i := range v.back {
-		q.rec(i).Next = uint32(p)
+		q.rec(i).Pos = uint32(p)
 	}
 	q.scratch = tmp[:0]
 }

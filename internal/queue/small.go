@@ -12,13 +12,13 @@ import (
 
 // Small mode's radix heap: docs/design.md, "Small mode"; PQ14, PQ15.
 
-// posBits is how many low bits of a record's Next hold its position in its
+// posBits is how many low bits of a record's Pos hold its position in its
 // bucket (rpos); the bucket number is above them.
 const posBits = 26
 
 func rpos(b, p int) uint32 { return uint32(b)<<posBits | uint32(p) }
 
-// entryOf returns the bucket and position a record's Next names, and
+// entryOf returns the bucket and position a record's Pos names, and
 // whether that entry exists and holds record i.
 func (r *radix) entryOf(next, i uint32) (b, p int, ok bool) {
 	b, p = int(next>>posBits), int(next&(1<<posBits-1))
@@ -124,7 +124,7 @@ func (q *Queue[T]) smallPut(i uint32, key int64) {
 	}
 	bk := &r.b[b]
 	rec := q.rec(i)
-	rec.Next = rpos(b, len(bk.e))
+	rec.Pos = rpos(b, len(bk.e))
 	rec.SetState(1)
 	bk.e = append(bk.e, rent{key, i})
 	bk.live++
@@ -138,7 +138,7 @@ func (q *Queue[T]) smallPut(i uint32, key int64) {
 // smallFind returns the bucket and position of record i, of key key; it
 // panics on a corrupt queue.
 func (q *Queue[T]) smallFind(i uint32, key int64) (b, p int) {
-	b, p, ok := q.rad.entryOf(q.rec(i).Next, i)
+	b, p, ok := q.rad.entryOf(q.rec(i).Pos, i)
 	if !ok || q.rad.b[b].e[p].key != key {
 		panic("priorityqueue: record not in the small-mode buckets")
 	}
@@ -171,7 +171,7 @@ func (q *Queue[T]) rcompact(b int) {
 	w := 0
 	for _, e := range bk.e {
 		if e.idx != 0 {
-			q.rec(e.idx).Next = rpos(b, w)
+			q.rec(e.idx).Pos = rpos(b, w)
 			bk.e[w] = e
 			w++
 		}
@@ -220,7 +220,7 @@ func (q *Queue[T]) rsplit(b int, m int64) {
 		nb := bits.Len64(uint64(e.key ^ m)) // below b: no bucket to add
 		bk := &bs[nb]
 		// rpos written out: the call is not inlined here (see the commit).
-		recs.At(e.idx).Next = uint32(nb)<<posBits | uint32(len(bk.e))
+		recs.At(e.idx).Pos = uint32(nb)<<posBits | uint32(len(bk.e))
 		bk.e = append(bk.e, e)
 		bk.live++
 		occ |= 1 << (nb & 63) // as in smallPut
