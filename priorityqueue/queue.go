@@ -111,7 +111,7 @@ type Queue[T any] struct {
 
 // New returns an empty queue with the given level bits and room for capacity
 // elements before it allocates; MinAllowedKey is 0. Each level i allocates
-// 2^b_i slots on first use (about 80 bytes each), so level bits such as [40]
+// 2^b_i slots on first use (about 64 bytes each), so level bits such as [40]
 // are not usable. The level bits must be valid (see levelbits.New) and the
 // capacity in [0, 2^32-2] (the records a queue can index); New panics
 // otherwise, naming the value.
