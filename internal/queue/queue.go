@@ -475,13 +475,14 @@ func (q *Queue[T]) MinElt() (pool.Handle, bool) {
 		return pool.Handle{}, false
 	case h != 0: // the due list comes first
 		return q.pool.Handle(h), true
-	case q.small:
-		first := uint32(0)
-		q.smallEachWithKey(k, func(i uint32) bool { first = i; return false })
-		return q.pool.Handle(first), true
 	}
 	first := uint32(0)
-	q.eachWithKey(k, func(i uint32) bool { first = i; return false })
+	take := func(i uint32) bool { first = i; return false }
+	if q.small {
+		q.smallEachWithKey(k, take)
+	} else {
+		q.eachWithKey(k, take)
+	}
 	if first == 0 {
 		return pool.Handle{}, false // unreachable: an element holds key k
 	}
