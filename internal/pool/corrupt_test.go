@@ -16,10 +16,10 @@ func newFixture(t *testing.T) *Pool[string] {
 	t.Helper()
 	p := NewPool[string](0)
 	for _, v := range []string{"a", "b", "c", "d", "e"} {
-		p.Alloc(0, v, 1)
+		p.alloc(0, v, 1)
 	}
-	p.Free(2)
-	p.Free(4)
+	p.release(2)
+	p.release(4)
 	if err := p.Invariant(); err != nil {
 		t.Fatalf("fixture is not valid: %v", err)
 	}
@@ -32,7 +32,7 @@ func newFixture(t *testing.T) *Pool[string] {
 func TestFixtureValid(t *testing.T) {
 	p := newFixture(t)
 	// The free stack is used last-freed first.
-	if i := p.Alloc(0, "x", 1); i != 4 {
+	if i := p.alloc(0, "x", 1); i != 4 {
 		t.Fatalf("Alloc reused %d, want 4", i)
 	}
 	if err := p.Invariant(); err != nil {
@@ -108,10 +108,10 @@ func newListFixture(t *testing.T) (*Pool[string], uint32) {
 	p := NewPool[string](0)
 	n := uint32(stackMin + 4)
 	for i := uint32(1); i <= n; i++ {
-		p.Alloc(0, "v", 1)
+		p.alloc(0, "v", 1)
 	}
 	for i := uint32(1); i < n; i++ {
-		p.Free(i)
+		p.release(i)
 	}
 	if err := p.Invariant(); err != nil {
 		t.Fatalf("fixture is not valid: %v", err)
@@ -177,11 +177,11 @@ func newShrunk(t *testing.T) (*Pool[string], Handle) {
 	t.Helper()
 	p := NewPool[string](0)
 	for _, v := range []string{"a", "b", "c", "d", "e"} {
-		p.Alloc(0, v, 1)
+		p.alloc(0, v, 1)
 	}
 	h := p.Handle(5)
-	p.Free(2)
-	p.Free(4)
+	p.release(2)
+	p.release(4)
 	p.Shrink(func(from, to uint32) {})
 	if p.Moved() != 1 {
 		t.Fatalf("Shrink moved %d records, want 1", p.Moved())
@@ -189,7 +189,7 @@ func newShrunk(t *testing.T) (*Pool[string], Handle) {
 	if err := p.Invariant(); err != nil {
 		t.Fatalf("fixture is not valid: %v", err)
 	}
-	if i, ok := p.Lookup(h); !ok || p.Rec(i).Value != "e" {
+	if i, ok := p.lookup(h); !ok || p.Rec(i).Value != "e" {
 		t.Fatalf("moved handle finds %d, %v", i, ok)
 	}
 	return p, h
@@ -227,13 +227,13 @@ func TestCorruptAP6(t *testing.T) {
 		// cannot name them, unless a generation is corrupted.
 		p := NewPool[string](0)
 		for _, v := range []string{"a", "b", "c", "d", "e", "f"} {
-			p.Alloc(0, v, 1)
+			p.alloc(0, v, 1)
 		}
-		p.Free(1)
-		p.Free(2)
+		p.release(1)
+		p.release(2)
 		p.Shrink(func(from, to uint32) {})
-		p.Alloc(0, "g", 1)
-		p.Alloc(0, "h", 1)
+		p.alloc(0, "g", 1)
+		p.alloc(0, "h", 1)
 		if err := p.Invariant(); err != nil {
 			t.Fatalf("fixture is not valid: %v", err)
 		}
@@ -258,7 +258,7 @@ func newSegmented(t *testing.T) *Pool[string] {
 	t.Helper()
 	p := NewPool[string](2*segSize + 5)
 	for range segSize + 1 {
-		p.Alloc(0, "v", 1)
+		p.alloc(0, "v", 1)
 	}
 	if err := p.Invariant(); err != nil || len(p.recs.segs) != 3 {
 		t.Fatalf("fixture: %d segments, %v", len(p.recs.segs), err)
@@ -309,7 +309,7 @@ func TestCorruptAP10(t *testing.T) {
 func TestCorruptAP11(t *testing.T) {
 	t.Run("flat record beyond those in use", func(t *testing.T) {
 		p := NewPool[string](10)
-		p.Alloc(0, "a", 1)
+		p.alloc(0, "a", 1)
 		p.Rec(5).Value = "stale"
 		invtest.Expect(t, p.Invariant(), "AP11")
 	})

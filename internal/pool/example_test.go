@@ -12,33 +12,31 @@ import (
 // rejected. A handle from another pool is rejected too.
 func ExamplePool() {
 	p := pool.NewPool[string](4)
-	i := p.Alloc(100, "tea", 1)
-	tea := p.Handle(i)
-	if j, ok := p.Lookup(tea); ok {
-		fmt.Println("tea handle finds:", p.Rec(j).Value, "at", p.Rec(j).Time)
+	tea, r := p.Alloc(100, "tea", 1)
+	if _, r := p.Lookup(tea); r != nil {
+		fmt.Println("tea handle finds:", r.Value, "at", r.Time)
 	}
 
-	p.Free(i) // tea is gone; its handle goes stale
-	_, ok := p.Lookup(tea)
-	fmt.Println("stale tea handle accepted:", ok)
+	p.Free(pool.Index(tea), r) // tea is gone; its handle goes stale
+	_, r = p.Lookup(tea)
+	fmt.Println("stale tea handle accepted:", r != nil)
 
-	k := p.Alloc(200, "coffee", 1) // reuses tea's record...
-	coffee := p.Handle(k)
-	fmt.Println("same record:", k == i, "same handle:", coffee == tea)
-	_, ok = p.Lookup(tea) // ...but not its handle
-	fmt.Println("stale tea handle accepted:", ok)
-	if j, ok := p.Lookup(coffee); ok {
-		fmt.Println("coffee handle finds:", p.Rec(j).Value)
+	coffee, _ := p.Alloc(200, "coffee", 1) // reuses tea's record...
+	fmt.Println("same record:", pool.Index(coffee) == pool.Index(tea), "same handle:", coffee == tea)
+	_, r = p.Lookup(tea) // ...but not its handle
+	fmt.Println("stale tea handle accepted:", r != nil)
+	if _, r := p.Lookup(coffee); r != nil {
+		fmt.Println("coffee handle finds:", r.Value)
 	}
 
 	other := pool.NewPool[string](4)
 	other.Alloc(200, "juice", 1) // the same index and generation as coffee
-	_, ok = other.Lookup(coffee)
-	fmt.Println("other pool accepts coffee's handle:", ok)
+	_, r = other.Lookup(coffee)
+	fmt.Println("other pool accepts coffee's handle:", r != nil)
 
 	var null pool.Handle
-	_, ok = p.Lookup(null)
-	fmt.Println(null, "accepted:", ok, "live:", p.Live())
+	_, r = p.Lookup(null)
+	fmt.Println(null, "accepted:", r != nil, "live:", p.Live())
 	// Output:
 	// tea handle finds: tea at 100
 	// stale tea handle accepted: false

@@ -26,3 +26,18 @@ func HighestWorn[T any](p *Pool[T]) int {
 	}
 	return 0
 }
+
+// alloc is Alloc for tests that keep the index.
+func (p *Pool[T]) alloc(time int64, v T, state uint8) uint32 {
+	h, _ := p.Alloc(time, v, state)
+	return h.index
+}
+
+// release is Free for tests that hold only the index.
+func (p *Pool[T]) release(i uint32) { p.Free(i, p.Rec(i)) }
+
+// lookup is Lookup reporting whether a was found.
+func (p *Pool[T]) lookup(a Handle) (uint32, bool) {
+	i, r := p.Lookup(a)
+	return i, r != nil
+}

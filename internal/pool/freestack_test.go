@@ -13,10 +13,10 @@ func TestFreeStackBounded(t *testing.T) {
 	p := NewPool[int](0)
 	idx := make([]uint32, n)
 	for k := range idx {
-		idx[k] = p.Alloc(int64(k), k, 1)
+		idx[k] = p.alloc(int64(k), k, 1)
 	}
 	for _, i := range idx {
-		p.Free(i)
+		p.release(i)
 	}
 	if err := p.Invariant(); err != nil {
 		t.Fatal(err)
@@ -29,7 +29,7 @@ func TestFreeStackBounded(t *testing.T) {
 	}
 	seen := make(map[uint32]bool, n)
 	for k := range n {
-		i := p.Alloc(0, k, 1)
+		i := p.alloc(0, k, 1)
 		if seen[i] {
 			t.Fatalf("record %d handed out twice", i)
 		}
@@ -67,10 +67,10 @@ func TestCapacityAllocatesOnce(t *testing.T) {
 			runtime.ReadMemStats(&before)
 			for range 2 {
 				for k := range idx {
-					idx[k] = p.Alloc(0, k, 1)
+					idx[k] = p.alloc(0, k, 1)
 				}
 				for _, i := range idx {
-					p.Free(i)
+					p.release(i)
 				}
 			}
 			runtime.ReadMemStats(&after)
@@ -94,10 +94,10 @@ func TestShrinkSplitsFree(t *testing.T) {
 	const n = 6 * stackMin
 	p := NewPool[int](0)
 	for k := range n {
-		p.Alloc(0, k, 1)
+		p.alloc(0, k, 1)
 	}
 	for i := uint32(1); i < n; i++ { // every record but the last
-		p.Free(i)
+		p.release(i)
 	}
 	// A worn free record just below the last keeps the cut there, so that
 	// Shrink moves the last record to index 1 and keeps 2 .. n-2 free.
@@ -113,11 +113,11 @@ func TestShrinkSplitsFree(t *testing.T) {
 		t.Fatalf("want a full stack (%d of %d) and a list (head %d)", len(p.free), p.stackMax(), p.list)
 	}
 	for want := uint32(2); want < n; want++ {
-		if i := p.Alloc(0, 0, 1); i != want {
+		if i := p.alloc(0, 0, 1); i != want {
 			t.Fatalf("Alloc after Shrink took record %d, want %d (the lowest free)", i, want)
 		}
 	}
-	if i := p.Alloc(0, 0, 1); i != n {
+	if i := p.alloc(0, 0, 1); i != n {
 		t.Fatalf("Alloc with no free record took %d, want the new record %d", i, n)
 	}
 	if err := p.Invariant(); err != nil {

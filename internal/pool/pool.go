@@ -285,11 +285,12 @@ func (p *Pool[T]) Rec(i uint32) *Record[T] {
 // or Shrink (see Rec).
 func (p *Pool[T]) Records() Records[T] { return p.recs }
 
-// Alloc returns the index of a fresh record with the given time and value and
-// state; its Pos is 0. It reuses a free record if there is one, from the top
+// Alloc returns the handle of a fresh record with the given time and value
+// and state, and the record, valid as Rec's pointer is; its Pos is 0 and its
+// index Index(handle). It reuses a free record if there is one, from the top
 // of the free stack first, then from the free list. Cost: O(1) amortized; it
 // allocates only when the pool grows.
-func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
+func (p *Pool[T]) Alloc(time int64, v T, state uint8) (Handle, *Record[T]) {
 	var i uint32
 	var r *Record[T]
 	if n := len(p.free); n > 0 {
@@ -319,7 +320,8 @@ func (p *Pool[T]) Alloc(time int64, v T, state uint8) uint32 {
 	r.Time, r.Value, r.Pos = time, v, 0
 	r.SetState(state)
 	p.live++
-	return i
+	// A free record has no forwarding entry (AP5), so the handle is new.
+	return Handle{owner: p.owner, index: i, gen: r.gs >> stateBits}, r
 }
 
 // warmFree touches the records of the top freeBurst entries of the free
@@ -360,14 +362,13 @@ func (p *Pool[T]) grow() {
 // MaxGen is retired. Generations have 25 bits, the state 7 (Record).
 const MaxGen = 1<<(32-stateBits) - 1
 
-// Free gives record i back. Every handle to it becomes invalid: the generation
+// Free gives record i, which is r (Rec(i)), back. Every handle to it becomes invalid: the generation
 // is bumped, or, when it is MaxGen, the record is retired for good (AP7), so
 // that no generation is issued twice. The value is zeroed so that the pool
 // does not keep it alive. Cost: O(1) amortized; it allocates only when the
 // free stack grows toward its bound (AP9), never in a pool made with a
 // capacity until it outgrows that capacity or Shrinks.
-func (p *Pool[T]) Free(i uint32) {
-	r := p.Rec(i)
+func (p *Pool[T]) Free(i uint32, r *Record[T]) {
 	var zero T
 	r.Value = zero
 	p.live--
@@ -421,18 +422,23 @@ func (p *Pool[T]) Handle(i uint32) Handle {
 	return Handle{owner: p.owner, index: i, gen: p.Rec(i).gs >> stateBits}
 }
 
-// Lookup returns the index of a's record if a was issued by this pool and its
-// record is allocated with a's generation (in any state but free).
-func (p *Pool[T]) Lookup(a Handle) (uint32, bool) {
+// Lookup returns the index of a's record and the record, valid as Rec's
+// pointer is, if a was issued by this pool and its record is allocated with
+// a's generation (in any state but free); otherwise 0 and nil.
+func (p *Pool[T]) Lookup(a Handle) (uint32, *Record[T]) {
 	// a's generation, in a state other than free, in one unsigned
 	// comparison: gs lies in [gen<<stateBits + 1, gen<<stateBits +
 	// 2^stateBits - 1] (gen <= MaxGen holds for every handle). The
 	// sentinel is free, so the null alarm finds nothing.
-	if a.owner == p.owner && int(a.index) < p.n && p.Rec(a.index).gs-(a.gen<<stateBits+1) < 1<<stateBits-1 {
-		return a.index, true
+	if a.owner == p.owner && int(a.index) < p.n {
+		if r := p.Rec(a.index); r.gs-(a.gen<<stateBits+1) < 1<<stateBits-1 {
+			return a.index, r
+		}
 	}
-	j, ok := p.fwd[a]
-	return j, ok
+	if j, ok := p.fwd[a]; ok {
+		return j, p.Rec(j)
+	}
+	return 0, nil
 }
 
 // Reset frees every record at once: the pool takes a new owner ID, so every
@@ -720,8 +726,8 @@ func (p *Pool[T]) checkAP6() error {
 			continue
 		}
 		h := p.Handle(i)
-		if j, ok := p.Lookup(h); !ok || j != i {
-			return invariant.Errorf("AP6", "record %d: its handle %v finds record %d (found %v)", i, h, j, ok)
+		if j, r := p.Lookup(h); r == nil || j != i {
+			return invariant.Errorf("AP6", "record %d: its handle %v finds record %d (found %v)", i, h, j, r != nil)
 		}
 	}
 	return nil

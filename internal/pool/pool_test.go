@@ -31,8 +31,10 @@ func TestPoolAgainstModel(t *testing.T) {
 		t.Repeat(map[string]func(*rapid.T){
 			"Alloc": func(t *rapid.T) {
 				next++
-				i := p.Alloc(int64(next), next, 1)
-				h := p.Handle(i)
+				h, r := p.Alloc(int64(next), next, 1)
+				if r != p.Rec(pool.Index(h)) || r.Value != next || p.Handle(pool.Index(h)) != h {
+					t.Fatalf("Alloc returned %v and a record not its own, or holding %d (want %d)", h, r.Value, next)
+				}
 				if pool.Owner(h) != p.Owner() || h.IsNull() {
 					t.Fatalf("handle %v from pool %d", h, p.Owner())
 				}
@@ -47,11 +49,11 @@ func TestPoolAgainstModel(t *testing.T) {
 					t.Skip("nothing live")
 				}
 				k := rapid.IntRange(0, len(order)-1).Draw(t, "k")
-				i, ok := p.Lookup(order[k])
-				if !ok {
+				i, r := p.Lookup(order[k])
+				if r == nil {
 					t.Fatalf("live %v not found", order[k])
 				}
-				p.Free(i)
+				p.Free(i, r)
 				drop(k)
 			},
 			"Reset": func(t *rapid.T) {
@@ -92,23 +94,23 @@ func TestPoolAgainstModel(t *testing.T) {
 					t.Fatalf("Live %d, model %d", p.Live(), len(live))
 				}
 				for h, v := range live {
-					i, ok := p.Lookup(h)
-					if !ok || p.Rec(i).Value != v {
-						t.Fatalf("live %v: found %v, value %d, want %d", h, ok, p.Rec(i).Value, v)
+					i, r := p.Lookup(h)
+					if r == nil || r != p.Rec(i) || r.Value != v {
+						t.Fatalf("live %v: found %v at %d, want value %d there", h, r, i, v)
 					}
 					if p.Handle(i) != h {
 						t.Fatalf("record %d has handle %v, was issued %v", i, p.Handle(i), h)
 					}
-					if _, ok := other.Lookup(h); ok {
+					if _, r := other.Lookup(h); r != nil {
 						t.Fatalf("another pool accepts %v", h)
 					}
 				}
 				for _, h := range stale {
-					if _, ok := p.Lookup(h); ok {
+					if _, r := p.Lookup(h); r != nil {
 						t.Fatalf("stale %v accepted", h)
 					}
 				}
-				if _, ok := p.Lookup(pool.Handle{}); ok {
+				if _, r := p.Lookup(pool.Handle{}); r != nil {
 					t.Fatal("null alarm accepted")
 				}
 			},

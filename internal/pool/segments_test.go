@@ -15,7 +15,7 @@ func TestGrowthFlatThenSegments(t *testing.T) {
 	lengths := []int{p.Cap() + 1}
 	var rec1, recSeg1 *Record[int] // record 1 once the flat slice is full; record segSize once it exists
 	for k := 1; k <= n; k++ {
-		if i := p.Alloc(int64(k), k, 1); i != uint32(k) {
+		if i := p.alloc(int64(k), k, 1); i != uint32(k) {
 			t.Fatalf("Alloc %d took record %d", k, i)
 		}
 		if p.recs.segs == nil {
@@ -81,7 +81,7 @@ func TestGrowthFromCapacity(t *testing.T) {
 	const c = 40000
 	p := NewPool[int](c)
 	for k := 1; k <= segSize+5; k++ {
-		p.Alloc(int64(k), k, 1)
+		p.alloc(int64(k), k, 1)
 		if k == c+1 || k == segSize+1 {
 			if err := p.Invariant(); err != nil {
 				t.Fatalf("after Alloc %d: %v", k, err)
@@ -106,12 +106,12 @@ func TestShrinkSegments(t *testing.T) {
 		hs := make([]Handle, n+1)
 		for k := 1; k <= n; k++ {
 			v := k
-			hs[k] = p.Handle(p.Alloc(0, &v, 1))
+			hs[k] = p.Handle(p.alloc(0, &v, 1))
 		}
 		// Keep the last keep records, so that Shrink moves them all down.
 		for k := 1; k <= n-keep; k++ {
-			i, _ := p.Lookup(hs[k])
-			p.Free(i)
+			i, _ := p.lookup(hs[k])
+			p.release(i)
 		}
 		p.Shrink(func(from, to uint32) {})
 		if err := p.Invariant(); err != nil {
@@ -126,13 +126,13 @@ func TestShrinkSegments(t *testing.T) {
 			t.Fatalf("keep %d: Cap %d in %d segments, want %d in %d", keep, p.Cap(), len(p.recs.segs), wantHeld-1, wantSegs)
 		}
 		for k := n - keep + 1; k <= n; k++ {
-			if i, ok := p.Lookup(hs[k]); !ok || *p.Rec(i).Value != k {
+			if i, ok := p.lookup(hs[k]); !ok || *p.Rec(i).Value != k {
 				t.Fatalf("keep %d: handle %d lost its value", keep, k)
 			}
 		}
 		for k := range segSize + 10 {
 			v := -k
-			p.Alloc(0, &v, 1)
+			p.alloc(0, &v, 1)
 		}
 		if err := p.Invariant(); err != nil {
 			t.Fatalf("keep %d, grown again: %v", keep, err)
@@ -148,7 +148,7 @@ func TestResetClearsEverySegment(t *testing.T) {
 	p := NewPool[*int](0)
 	for k := range n {
 		v := k
-		p.Alloc(1, &v, 1)
+		p.alloc(1, &v, 1)
 	}
 	held := p.Cap()
 	p.Reset()
@@ -161,7 +161,7 @@ func TestResetClearsEverySegment(t *testing.T) {
 		}
 	}
 	for range n {
-		p.Alloc(1, nil, 1)
+		p.alloc(1, nil, 1)
 	}
 	if p.Cap() != held {
 		t.Fatalf("refilled to %d records: Cap %d, was %d", n, p.Cap(), held)

@@ -30,34 +30,34 @@ func raiseOwnerCounter(v uint64) {
 // record.
 func TestGenerationNeverWraps(t *testing.T) {
 	p := NewPool[string](0)
-	i := p.Alloc(10, "a", 1)
+	i := p.alloc(10, "a", 1)
 	p.Rec(i).setGen(MaxGen - 1) // as if freed 2^25-2 times
 	h1 := p.Handle(i)
-	p.Free(i) // generation MaxGen, back on the free stack
-	if j := p.Alloc(20, "b", 1); j != i {
+	p.release(i) // generation MaxGen, back on the free stack
+	if j := p.alloc(20, "b", 1); j != i {
 		t.Fatalf("Alloc took record %d, want %d (the top of the free stack)", j, i)
 	}
 	h2 := p.Handle(i)
 	if Gen(h2) != MaxGen {
 		t.Fatalf("reused record has generation %d, want %d", Gen(h2), uint32(MaxGen))
 	}
-	if _, ok := p.Lookup(h1); ok {
+	if _, ok := p.lookup(h1); ok {
 		t.Fatal("handle of the previous generation accepted")
 	}
-	p.Free(i) // the last generation is spent: retired
+	p.release(i) // the last generation is spent: retired
 	if p.Retired() != 1 {
 		t.Fatalf("Retired() = %d, want 1", p.Retired())
 	}
-	k := p.Alloc(30, "c", 1)
+	k := p.alloc(30, "c", 1)
 	if k == i {
 		t.Fatalf("Alloc reused retired record %d", i)
 	}
 	for _, h := range []Handle{h1, h2} {
-		if _, ok := p.Lookup(h); ok {
+		if _, ok := p.lookup(h); ok {
 			t.Fatalf("stale handle %v accepted after retirement", h)
 		}
 	}
-	if j, ok := p.Lookup(p.Handle(k)); !ok || j != k || p.Rec(j).Value != "c" {
+	if j, ok := p.lookup(p.Handle(k)); !ok || j != k || p.Rec(j).Value != "c" {
 		t.Fatalf("new record's handle finds %d, %v", j, ok)
 	}
 	if err := p.Invariant(); err != nil {
@@ -69,11 +69,11 @@ func TestGenerationNeverWraps(t *testing.T) {
 	// ("c"), then 3..9 of which only 9 stays live.
 	var hs []Handle
 	for v := range 7 {
-		hs = append(hs, p.Handle(p.Alloc(int64(50+v), "x", 1)))
+		hs = append(hs, p.Handle(p.alloc(int64(50+v), "x", 1)))
 	}
 	for _, h := range hs[:6] {
-		j, _ := p.Lookup(h)
-		p.Free(j)
+		j, _ := p.lookup(h)
+		p.release(j)
 	}
 	p.Shrink(func(from, to uint32) {
 		if to == i {
@@ -86,7 +86,7 @@ func TestGenerationNeverWraps(t *testing.T) {
 	if p.Rec(i).Gen() != MaxGen || p.Rec(i).State() != StateFree || p.Retired() != 1 {
 		t.Fatalf("retired record %d: generation %d, state %d, Retired %d", i, p.Rec(i).Gen(), p.Rec(i).State(), p.Retired())
 	}
-	if j, ok := p.Lookup(hs[6]); !ok || p.Rec(j).Value != "x" {
+	if j, ok := p.lookup(hs[6]); !ok || p.Rec(j).Value != "x" {
 		t.Fatalf("live handle %v lost by Shrink: %d, %v", hs[6], j, ok)
 	}
 	if err := p.Invariant(); err != nil {
@@ -95,12 +95,12 @@ func TestGenerationNeverWraps(t *testing.T) {
 	// Refill: no record is ever put at the retired index, and no old handle
 	// names a new record.
 	for v := range 20 {
-		if j := p.Alloc(int64(100+v), "y", 1); j == i {
+		if j := p.alloc(int64(100+v), "y", 1); j == i {
 			t.Fatalf("Alloc reused retired record %d", i)
 		}
 	}
 	for _, h := range append([]Handle{h1, h2}, hs[:6]...) {
-		if _, ok := p.Lookup(h); ok {
+		if _, ok := p.lookup(h); ok {
 			t.Fatalf("stale handle %v accepted after Shrink and refill", h)
 		}
 	}
@@ -114,9 +114,9 @@ func TestGenerationNeverWraps(t *testing.T) {
 	if p.Retired() != 0 {
 		t.Fatalf("Retired() = %d after Reset, want 0", p.Retired())
 	}
-	j := p.Alloc(40, "d", 1)
+	j := p.alloc(40, "d", 1)
 	for _, h := range []Handle{h1, h2} {
-		if _, ok := p.Lookup(h); ok {
+		if _, ok := p.lookup(h); ok {
 			t.Fatalf("handle %v from before Reset accepted (record %d)", h, j)
 		}
 	}
@@ -131,7 +131,7 @@ func TestGenerationNeverWraps(t *testing.T) {
 func TestOwnerIDsDoNotWrapAt32Bits(t *testing.T) {
 	raiseOwnerCounter(1<<32 - 2)
 	a := NewPool[int](0)
-	a.Alloc(0, 1, 1)
+	a.alloc(0, 1, 1)
 	ha := a.Handle(1)
 
 	raiseOwnerCounter(a.Owner() + 1<<32 - 1)
@@ -139,14 +139,14 @@ func TestOwnerIDsDoNotWrapAt32Bits(t *testing.T) {
 	if b.Owner()-a.Owner() != 1<<32 {
 		t.Fatalf("owners %d and %d, want 2^32 apart", a.Owner(), b.Owner())
 	}
-	b.Alloc(0, 2, 1) // the same index and generation as ha
+	b.alloc(0, 2, 1) // the same index and generation as ha
 	if Index(b.Handle(1)) != Index(ha) || Gen(b.Handle(1)) != Gen(ha) {
 		t.Fatalf("fixture: handles %v and %v differ in more than the owner", b.Handle(1), ha)
 	}
-	if _, ok := b.Lookup(ha); ok {
+	if _, ok := b.lookup(ha); ok {
 		t.Fatalf("pool %d accepts handle %v of pool %d", b.Owner(), ha, a.Owner())
 	}
-	if _, ok := a.Lookup(b.Handle(1)); ok {
+	if _, ok := a.lookup(b.Handle(1)); ok {
 		t.Fatalf("pool %d accepts handle %v of pool %d", a.Owner(), b.Handle(1), b.Owner())
 	}
 
@@ -154,8 +154,8 @@ func TestOwnerIDsDoNotWrapAt32Bits(t *testing.T) {
 	// rejected.
 	raiseOwnerCounter(a.Owner() + 2<<32 - 1)
 	a.Reset()
-	a.Alloc(0, 3, 1)
-	if _, ok := a.Lookup(ha); ok {
+	a.alloc(0, 3, 1)
+	if _, ok := a.lookup(ha); ok {
 		t.Fatalf("handle %v kept across Reset accepted by owner %d", ha, a.Owner())
 	}
 }
@@ -211,10 +211,10 @@ func TestRecordPacking(t *testing.T) {
 // the last, and retire after a few frees each, one record lost per add.
 func TestShrinkKeepsWornRecords(t *testing.T) {
 	p := NewPool[int](0)
-	a, b := p.Alloc(0, 1, 1), p.Alloc(0, 2, 1)
+	a, b := p.alloc(0, 1, 1), p.alloc(0, 2, 1)
 	p.Rec(b).setGen(MaxGen - 2) // as if freed 2^25-3 times
-	p.Free(a)
-	p.Free(b) // generation MaxGen-1, free
+	p.release(a)
+	p.release(b) // generation MaxGen-1, free
 	p.Shrink(func(from, to uint32) {})
 	if err := p.Invariant(); err != nil {
 		t.Fatalf("after Shrink: %v", err)
@@ -223,7 +223,7 @@ func TestShrinkKeepsWornRecords(t *testing.T) {
 	// (two frees), then a record that is not worn. Had Shrink cut b, every
 	// record appended after it would start near MaxGen and retire at once.
 	for k := range 1000 {
-		p.Free(p.Alloc(0, k, 1))
+		p.release(p.alloc(0, k, 1))
 	}
 	if p.Retired() > 1 {
 		t.Fatalf("after 1000 adds and frees, %d records retired, want at most b", p.Retired())
@@ -241,29 +241,29 @@ func TestGenerationWrapForReal(t *testing.T) {
 		t.Skip("2^25 allocations")
 	}
 	p := NewPool[int](0)
-	first := p.Handle(p.Alloc(0, 0, 1))
+	first := p.Handle(p.alloc(0, 0, 1))
 	i := Index(first)
-	p.Free(i)
+	p.release(i)
 	for range MaxGen - 1 {
-		if j := p.Alloc(0, 0, 1); j != i {
+		if j := p.alloc(0, 0, 1); j != i {
 			t.Fatalf("Alloc took record %d, want %d", j, i)
 		}
-		p.Free(i)
+		p.release(i)
 	}
 	// MaxGen frees so far: the record is at the last generation.
-	last := p.Handle(p.Alloc(0, 0, 1))
+	last := p.Handle(p.alloc(0, 0, 1))
 	if Gen(last) != MaxGen || p.Retired() != 0 {
 		t.Fatalf("after %d frees: generation %d, %d retired; want %d, 0", MaxGen, Gen(last), p.Retired(), MaxGen)
 	}
-	p.Free(i) // the 2^25-th
+	p.release(i) // the 2^25-th
 	if p.Retired() != 1 {
 		t.Fatalf("after 2^25 frees %d records retired, want 1", p.Retired())
 	}
-	if j := p.Alloc(0, 0, 1); j == i {
+	if j := p.alloc(0, 0, 1); j == i {
 		t.Fatalf("Alloc reused the retired record %d", i)
 	}
 	for _, h := range []Handle{first, last} {
-		if _, ok := p.Lookup(h); ok {
+		if _, ok := p.lookup(h); ok {
 			t.Fatalf("handle %v of the retired record is accepted", h)
 		}
 	}

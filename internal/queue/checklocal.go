@@ -125,8 +125,8 @@ func (q *Queue[T]) checkNear(ref chkRef, buckets uint64, run bool, maxKey int64)
 			return err
 		}
 		if i != 0 {
-			if k, ok := q.pool.Lookup(q.pool.Handle(i)); !ok || k != i {
-				return invariant.Errorf("AP6", "record %d: its handle %v finds record %d (found %v)", i, q.pool.Handle(i), k, ok)
+			if k, r := q.pool.Lookup(q.pool.Handle(i)); r == nil || k != i {
+				return invariant.Errorf("AP6", "record %d: its handle %v finds record %d (found %v)", i, q.pool.Handle(i), k, r != nil)
 			}
 		}
 	}

@@ -22,11 +22,10 @@ import (
 // entry, or its bucket entry in small mode, and the slot's ref.
 func entryRef[T any](t *testing.T, q *Queue[T], a pool.Handle) (entry, slot chkRef) {
 	t.Helper()
-	i, ok := q.pool.Lookup(a)
-	if !ok {
+	i, r := q.pool.Lookup(a)
+	if r == nil {
 		t.Fatalf("%v not in the queue", a)
 	}
-	r := q.rec(i)
 	if q.small {
 		b, p, ok := q.rad.entryOf(r.Pos, i)
 		if !ok {

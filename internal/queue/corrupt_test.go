@@ -84,8 +84,8 @@ func newFixture(t *testing.T) *fixture {
 }
 
 func (f *fixture) idx(name string) uint32 {
-	i, ok := f.q.pool.Lookup(f.h[name])
-	if !ok {
+	i, r := f.q.pool.Lookup(f.h[name])
+	if r == nil {
 		panic("fixture: no record for " + name)
 	}
 	return i
@@ -175,8 +175,8 @@ func TestCorruptPQ4(t *testing.T) {
 	f := newFixture(t)
 	q := f.q
 	i := f.idx("k5") // level 1, slot (5>>2)&3 = 1
-	q.del(1, 1, i)
-	q.put(1, 2, i, 5, false) // slot 2 covers keys 8-11; counts, bits and positions stay consistent
+	q.del(1, 1, q.rec(i))
+	q.put(1, 2, i, q.rec(i), 5, false) // slot 2 covers keys 8-11; counts, bits and positions stay consistent
 	invtest.Expect(t, q.Invariant(), "PQ4")
 }
 
@@ -352,9 +352,9 @@ func TestCorruptPQ12(t *testing.T) {
 	if r.State() != 2 {
 		t.Fatalf("key 5 in state %d, want level 1", r.State())
 	}
-	q.del(1, q.levels[1].slot(5), i)
+	q.del(1, q.levels[1].slot(5), r)
 	r.Time = 40 << shift // key 40: level 2 [16, 79], slot 2
-	q.put(2, q.levels[2].slot(40), i, 40, false)
+	q.put(2, q.levels[2].slot(40), i, r, 40, false)
 	invtest.Expect(t, q.Invariant(), "PQ12")
 }
 

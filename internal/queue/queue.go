@@ -247,6 +247,10 @@ func (q *Queue[T]) LevelLen(i int) int {
 // Capacity returns how many elements the queue holds before its pool grows.
 func (q *Queue[T]) Capacity() int { return q.pool.Cap() }
 
+// rec returns record i. A function given both i and a record r is given r
+// = rec(i), which its caller has already read: the read costs a few
+// instructions, more in a large pool. r is valid until the pool's next
+// Alloc or Shrink.
 func (q *Queue[T]) rec(i uint32) *pool.Record[T] { return q.pool.Rec(i) }
 
 // keyOf returns r's key. The mask (shift <= 62) spares Go's code for shifts
@@ -260,19 +264,19 @@ func (q *Queue[T]) Add(t int64, v T) (pool.Handle, error) {
 	if !q.fits(key) {
 		return pool.Handle{}, q.rangeError(t)
 	}
-	i := q.pool.Alloc(t, v, 0)
-	q.insert(i, key)
+	h, r := q.pool.Alloc(t, v, 0)
+	q.insert(pool.Index(h), r, key)
 	q.counts.Added++
 	if checked.On {
 		q.checkAfter("Add", t)
 	}
-	return q.pool.Handle(i), nil
+	return h, nil
 }
 
-// insert adds record i after every element with its key, in small mode or
+// insert adds record i (r) after every element with its key, in small mode or
 // on the levels (entering or leaving small mode first), and keeps the count
 // and the cached minimum.
-func (q *Queue[T]) insert(i uint32, key int64) {
+func (q *Queue[T]) insert(i uint32, r *pool.Record[T], key int64) {
 	if !q.small && q.smallCap > 0 && q.length == q.dueLen {
 		q.enterSmall() // the levels hold nothing
 	}
@@ -280,9 +284,9 @@ func (q *Queue[T]) insert(i uint32, key int64) {
 		q.spill()
 	}
 	if q.small {
-		q.smallPut(i, key)
+		q.smallPut(i, r, key)
 	} else {
-		q.place(i, key)
+		q.place(i, r, key)
 	}
 	q.length++
 	if q.minValid {
@@ -294,30 +298,29 @@ func (q *Queue[T]) insert(i uint32, key int64) {
 	}
 }
 
-// place puts record i at the back of its slot on the lowest level covering
+// place puts record i (r) at the back of its slot on the lowest level covering
 // key (the original's add_elt).
-func (q *Queue[T]) place(i uint32, key int64) {
+func (q *Queue[T]) place(i uint32, r *pool.Record[T], key int64) {
 	l := 0
 	for key > q.levels[l].maxKey {
 		l++
 	}
 	lv := &q.levels[l]
 	s := lv.slot(key)
-	q.put(l, s, i, key, false)
+	q.put(l, s, i, r, key, false)
 }
 
-// detach takes record i out of the queue without freeing it.
-func (q *Queue[T]) detach(i uint32) {
-	r := q.rec(i)
+// detach takes record i (r) out of the queue without freeing it.
+func (q *Queue[T]) detach(i uint32, r *pool.Record[T]) {
 	key := q.keyOf(r)
 	if q.isDue(r, key) {
 		q.dueDel(i)
 	} else {
 		if q.small {
-			q.smallDel(i, key)
+			q.smallDel(i, r, key)
 		} else {
 			l := int(r.State()) - 1
-			q.del(l, q.levels[l].slot(key), i)
+			q.del(l, q.levels[l].slot(key), r)
 		}
 		if q.minValid && key == q.minKey {
 			q.minValid = false
@@ -333,31 +336,32 @@ func (q *Queue[T]) isDue(r *pool.Record[T], key int64) bool {
 	return r.State() == pool.StateDue || r.State() == 1 && key < q.minAllowed
 }
 
-// member returns a's record index if a is in the queue (not firing).
-func (q *Queue[T]) member(a pool.Handle) (uint32, bool) {
-	i, ok := q.pool.Lookup(a)
-	if !ok || q.rec(i).State() == pool.StateFiring {
-		return 0, false
+// member returns a's record index and record if a is in the queue (not
+// firing), else nil.
+func (q *Queue[T]) member(a pool.Handle) (uint32, *pool.Record[T]) {
+	i, r := q.pool.Lookup(a)
+	if r == nil || r.State() == pool.StateFiring {
+		return 0, nil
 	}
-	return i, true
+	return i, r
 }
 
 func (q *Queue[T]) invalid(a pool.Handle) error { return fmt.Errorf("%w: %v", q.errInvalid, a) }
 
 // Mem is priorityqueue.Queue.Mem.
 func (q *Queue[T]) Mem(a pool.Handle) bool {
-	_, ok := q.member(a)
-	return ok
+	_, r := q.member(a)
+	return r != nil
 }
 
 // Remove is priorityqueue.Queue.Remove.
 func (q *Queue[T]) Remove(a pool.Handle) error {
-	i, ok := q.member(a)
-	if !ok {
+	i, r := q.member(a)
+	if r == nil {
 		return q.invalid(a)
 	}
-	q.detach(i)
-	q.pool.Free(i)
+	q.detach(i, r)
+	q.pool.Free(i, r)
 	q.counts.Removed++
 	if checked.On {
 		q.checkAfter("Remove", a)
@@ -367,17 +371,17 @@ func (q *Queue[T]) Remove(a pool.Handle) error {
 
 // Change is priorityqueue.Queue.Change, with a time as in Add.
 func (q *Queue[T]) Change(a pool.Handle, t int64) error {
-	i, ok := q.member(a)
-	if !ok {
+	i, r := q.member(a)
+	if r == nil {
 		return q.invalid(a)
 	}
 	key := t >> (q.shift & 63) // as in keyOf
 	if !q.fits(key) {
 		return q.rangeError(t)
 	}
-	q.detach(i)
-	q.rec(i).Time = t
-	q.insert(i, key)
+	q.detach(i, r)
+	r.Time = t
+	q.insert(i, r, key)
 	if checked.On {
 		q.checkAfter("Change", a, t)
 	}
@@ -387,11 +391,10 @@ func (q *Queue[T]) Change(a pool.Handle, t int64) error {
 // Lookup returns a's element, also inside a's removal handler. Error:
 // ErrInvalidAlarm. Cost: O(1).
 func (q *Queue[T]) Lookup(a pool.Handle) (Element[T], error) {
-	i, ok := q.pool.Lookup(a)
-	if !ok {
+	_, r := q.pool.Lookup(a)
+	if r == nil {
 		return Element[T]{}, q.invalid(a)
 	}
-	r := q.rec(i)
 	return Element[T]{Alarm: a, Key: q.keyOf(r), Time: r.Time, Value: r.Value}, nil
 }
 
@@ -644,7 +647,8 @@ func (q *Queue[T]) FireDue(removed func(Element[T])) (n int) {
 	depth, epoch := len(q.firing), q.epoch
 	defer func() {
 		for len(q.firing) > depth && q.epoch == epoch { // a handler panicked
-			q.pool.Free(q.popFiring())
+			i := q.popFiring()
+			q.pool.Free(i, q.rec(i))
 		}
 	}()
 	warm := 0 // due entries before this one have been touched
@@ -667,7 +671,7 @@ func (q *Queue[T]) FireDue(removed func(Element[T])) (n int) {
 		r := q.rec(i)
 		r.SetState(pool.StateFiring)
 		if removed == nil {
-			q.pool.Free(i)
+			q.pool.Free(i, r)
 			continue
 		}
 		q.firing = append(q.firing, i)
@@ -675,7 +679,8 @@ func (q *Queue[T]) FireDue(removed func(Element[T])) (n int) {
 		if q.epoch != epoch {
 			return n // Clear ran inside the handler and freed everything
 		}
-		q.pool.Free(q.popFiring()) // not i: a Shrink in the handler may move it
+		i = q.popFiring() // not the same i if a Shrink in the handler moved it
+		q.pool.Free(i, q.rec(i))
 	}
 	q.dueBuf, q.duePos = q.dueBuf[:0], 0
 	return n
@@ -788,12 +793,13 @@ func touchRec[T any](r *pool.Record[T]) uint8 { return uint8(r.Time) + r.State()
 // moveDown puts record i, from a passed slot of level l, ahead in its slot
 // on the highest lower level covering its key.
 func (q *Queue[T]) moveDown(l int, i uint32) {
-	key := q.keyOf(q.rec(i))
+	r := q.rec(i)
+	key := q.keyOf(r)
 	t := l - 1
 	for q.levels[t].minKey > key {
 		t--
 	}
-	q.put(t, q.levels[t].slot(key), i, key, true)
+	q.put(t, q.levels[t].slot(key), i, r, key, true)
 	q.counts.Moved++
 }
 
@@ -813,8 +819,9 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) {
 		return true
 	})
 	for _, i := range chosen {
-		l := int(q.rec(i).State()) - 1
-		q.del(l, q.levels[l].slot(k), i)
+		r := q.rec(i)
+		l := int(r.State()) - 1
+		q.del(l, q.levels[l].slot(k), r)
 		q.toDue(i)
 	}
 	q.scratch = chosen[:0]

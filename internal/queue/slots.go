@@ -25,9 +25,9 @@ type slot struct {
 // minUnknown marks a slot whose smallest key is not cached (slot.minKey).
 const minUnknown = -1
 
-// put puts record i, of key key, in slot s of level l: at the back, or
+// put puts record i (r), of key key, in slot s of level l: at the back, or
 // (ahead) before every element there. It allocates the level on first use.
-func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
+func (q *Queue[T]) put(l, s int, i uint32, r *pool.Record[T], key int64, ahead bool) {
 	lv := &q.levels[l]
 	if lv.slots == nil {
 		q.allocLevel(l)
@@ -40,7 +40,6 @@ func (q *Queue[T]) put(l, s int, i uint32, key int64, ahead bool) {
 	if n >= compactMin && n > 2*int(v.count) {
 		q.compact(l, s)
 	}
-	r := q.rec(i)
 	if ahead {
 		if len(v.front) == cap(v.front) {
 			v.front = q.grow(v.front)
@@ -121,11 +120,10 @@ func (q *Queue[T]) allocLevel(l int) {
 	lv.occupied = newBitmap(n)
 }
 
-// del takes record i out of slot s of level l, leaving a tombstone.
-func (q *Queue[T]) del(l, s int, i uint32) {
+// del takes record r out of slot s of level l, leaving a tombstone.
+func (q *Queue[T]) del(l, s int, r *pool.Record[T]) {
 	lv := &q.levels[l]
 	v := &lv.slots[s]
-	r := q.rec(i)
 	if p := r.Pos; p&frontBit != 0 {
 		v.front[p&^frontBit] = 0
 	} else {

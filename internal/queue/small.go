@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/gotimingwheel/timingwheel/internal/checked"
+	"github.com/gotimingwheel/timingwheel/internal/pool"
 )
 
 // Small mode's radix heap: docs/design.md, "Small mode"; PQ14, PQ15.
@@ -110,8 +111,8 @@ func (q *Queue[T]) enterSmall() {
 
 func (r *radix) bucketOf(k int64) int { return bits.Len64(uint64(k ^ r.last)) }
 
-// smallPut appends record i, of key key, to its bucket.
-func (q *Queue[T]) smallPut(i uint32, key int64) {
+// smallPut appends record i (rec), of key key, to its bucket.
+func (q *Queue[T]) smallPut(i uint32, rec *pool.Record[T], key int64) {
 	r := &q.rad
 	if r.n == 0 {
 		// Empty: the base as close to the keys as allowed, the cap reset.
@@ -123,7 +124,6 @@ func (q *Queue[T]) smallPut(i uint32, key int64) {
 		r.reach(b)
 	}
 	bk := &r.b[b]
-	rec := q.rec(i)
 	rec.Pos = rpos(b, len(bk.e))
 	rec.SetState(1)
 	bk.e = append(bk.e, rent{key, i})
@@ -135,20 +135,13 @@ func (q *Queue[T]) smallPut(i uint32, key int64) {
 	}
 }
 
-// smallFind returns the bucket and position of record i, of key key; it
-// panics on a corrupt queue.
-func (q *Queue[T]) smallFind(i uint32, key int64) (b, p int) {
-	b, p, ok := q.rad.entryOf(q.rec(i).Pos, i)
+// smallDel takes record i (rec), of key key, out of small mode,
+// leaving a tombstone; it panics on a corrupt queue.
+func (q *Queue[T]) smallDel(i uint32, rec *pool.Record[T], key int64) {
+	b, p, ok := q.rad.entryOf(rec.Pos, i)
 	if !ok || q.rad.b[b].e[p].key != key {
 		panic("priorityqueue: record not in the small-mode buckets")
 	}
-	return b, p
-}
-
-// smallDel takes record i, of key key, out of small mode, leaving a
-// tombstone.
-func (q *Queue[T]) smallDel(i uint32, key int64) {
-	b, p := q.smallFind(i, key)
 	r := &q.rad
 	bk := &r.b[b]
 	bk.e[p].idx = 0
@@ -359,7 +352,7 @@ func (q *Queue[T]) spill() {
 	for b := range q.rad.b {
 		for _, e := range q.rad.b[b].e {
 			if e.idx != 0 {
-				q.place(e.idx, e.key)
+				q.place(e.idx, q.rec(e.idx), e.key)
 			}
 		}
 	}
@@ -387,7 +380,7 @@ func (q *Queue[T]) unspill() {
 	slices.SortStableFunc(all, func(a, b rent) int { return cmp.Compare(a.key, b.key) })
 	q.enterSmall()
 	for _, e := range all {
-		q.smallPut(e.idx, e.key)
+		q.smallPut(e.idx, q.rec(e.idx), e.key)
 	}
 }
 
