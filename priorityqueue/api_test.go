@@ -243,7 +243,11 @@ func TestInvalidAlarm(t *testing.T) {
 			twin, _ := errorQueue(t)
 			b := mustAdd(t, twin, 30, 30)
 			a := mustAdd(t, q, 30, 30)
-			if pool.Index(a) != pool.Index(b) || pool.Gen(a) != pool.Gen(b) || pool.Owner(a) == pool.Owner(b) {
+			// A handle prints as alarm(owner/index@gen).
+			var oa, ia, ga, ob, ib, gb uint64
+			na, _ := fmt.Sscanf(a.String(), "alarm(%d/%d@%d)", &oa, &ia, &ga)
+			nb, _ := fmt.Sscanf(b.String(), "alarm(%d/%d@%d)", &ob, &ib, &gb)
+			if na != 3 || nb != 3 || ia != ib || ga != gb || oa == ob {
 				t.Fatalf("twin handles %v and %v", a, b)
 			}
 			return b

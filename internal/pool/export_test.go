@@ -41,3 +41,16 @@ func (p *Pool[T]) lookup(a Handle) (uint32, bool) {
 	i, r := p.Lookup(a)
 	return i, r != nil
 }
+
+// Owner returns the ID of the pool that issued a.
+func Owner(a Handle) uint64 { return a.owner }
+
+// Gen returns the record generation a was issued with.
+func Gen(a Handle) uint32 { return a.gen }
+
+// Owner returns the pool's owner ID, which every handle it issues carries.
+func (p *Pool[T]) Owner() uint64 { return p.owner }
+
+// Retired returns the number of records retired because their generation
+// reached MaxGen (2^25-1).
+func (p *Pool[T]) Retired() int { return p.retired }

@@ -85,14 +85,8 @@ func (a Handle) String() string {
 	return fmt.Sprintf("alarm(%d/%d@%d)", a.owner, a.index, a.gen)
 }
 
-// Owner returns the ID of the pool that issued a.
-func Owner(a Handle) uint64 { return a.owner }
-
 // Index returns the record index a refers to.
 func Index(a Handle) uint32 { return a.index }
-
-// Gen returns the record generation a was issued with.
-func Gen(a Handle) uint32 { return a.gen }
 
 // Record states, which Record.State returns.
 const (
@@ -247,13 +241,6 @@ func (p *Pool[T]) stackMax() int {
 	c := p.recs.held()
 	return min(c, max(stackMin, c/stackShare))
 }
-
-// Owner returns the pool's owner ID, which every handle it issues carries.
-func (p *Pool[T]) Owner() uint64 { return p.owner }
-
-// Retired returns the number of records retired because their generation
-// reached MaxGen (2^25-1).
-func (p *Pool[T]) Retired() int { return p.retired }
 
 // Live returns the number of allocated records.
 func (p *Pool[T]) Live() int { return p.live }

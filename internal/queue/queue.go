@@ -146,11 +146,6 @@ func (q *Queue[T]) checkAfter(call string, args ...any) {
 	}
 }
 
-// New is priorityqueue.New: time and key are the same.
-func New[T any](lb levelbits.LevelBits, capacity int) *Queue[T] {
-	return NewTimed[T](lb, capacity, 0)
-}
-
 // NewTimed is New for elements keyed by time >> shift (a timing wheel of
 // precision 2^shift). Level bits beyond 62 - shift describe keys no time
 // reaches (config.New trims them).
