@@ -596,14 +596,11 @@ func (w *Wheel[T]) AdvanceClockLimit(to time.Time, limit int, fired func(Fired[T
 		return 0, false, err
 	}
 	target := max(ns, w.now)
-	key := target >> w.shift
-	reached := w.q.CollectTo(key, limit)
-	if reached == key {
-		w.now = target
-		done = true
-	} else {
-		w.now = reached << w.shift
+	reached := w.q.CollectTo(target>>w.shift, limit)
+	if done = reached == target>>w.shift; !done {
+		target = reached << w.shift // the first interval still holding due alarms
 	}
+	w.now = target
 	n = w.q.FireDue(adapt(fired))
 	if checked.On {
 		w.checkAfter("AdvanceClockLimit", to, limit)

@@ -12,12 +12,6 @@ func newBitmap(n int) bitmap { return make(bitmap, (n+63)/64) }
 func (b bitmap) set(i int)      { b[i>>6] |= 1 << (uint(i) & 63) }
 func (b bitmap) unset(i int)    { b[i>>6] &^= 1 << (uint(i) & 63) }
 func (b bitmap) has(i int) bool { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
-func (b bitmap) count() (n int) {
-	for _, w := range b {
-		n += bits.OnesCount64(w)
-	}
-	return n
-}
 
 // next returns the smallest set index >= from, or -1. from must be >= 0.
 func (b bitmap) next(from int) int {

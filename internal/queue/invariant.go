@@ -28,8 +28,8 @@ func (q *Queue[T]) Invariant() error {
 			}
 			held += n
 		}
-		if lv := &q.levels[l]; lv.slots == nil && lv.occupied.count() != 0 {
-			return invariant.Errorf("PQ7", "level %d has no slots in use but %d bits set", l, lv.occupied.count())
+		if lv := &q.levels[l]; lv.slots == nil && lv.occupied != nil {
+			return invariant.Errorf("PQ7", "level %d has no slots in use but a bitmap of %d words", l, len(lv.occupied))
 		} else if lv.length != held {
 			return invariant.Errorf("PQ6", "level %d length %d, slots hold %d", l, lv.length, held)
 		}
@@ -337,10 +337,10 @@ func (q *Queue[T]) checkPQ16() error {
 		for s := range q.levels[l].slots {
 			v := &q.levels[l].slots[s]
 			if cap(v.front) != 0 {
-				spans = append(spans, newVecSpan(v.front, vecFront, l, s))
+				spans = append(spans, newVecSpan(v.front, "front", l, s))
 			}
 			if cap(v.back) != 0 {
-				spans = append(spans, newVecSpan(v.back, vecBack, l, s))
+				spans = append(spans, newVecSpan(v.back, "back", l, s))
 			}
 		}
 	}
@@ -350,7 +350,7 @@ func (q *Queue[T]) checkPQ16() error {
 				return invariant.Errorf("PQ16", "spare vector %d of class %d: length %d, capacity %d, want 0 and %d",
 					j, k, len(v), cap(v), vecBase<<k)
 			}
-			spans = append(spans, newVecSpan(v, vecSpare, k, j))
+			spans = append(spans, newVecSpan(v, "spare", k, j))
 		}
 	}
 	slices.SortFunc(spans, func(a, b vecSpan) int { return cmp.Compare(a.lo, b.lo) })
@@ -369,27 +369,18 @@ func vecCapOK(c int) bool { return c == 0 || c >= vecBase && c&(c-1) == 0 }
 // vecSpan is the memory [lo, hi) of one vector, for PQ16, and what it is.
 type vecSpan struct {
 	lo, hi uintptr
-	kind   uint8 // vecFront, vecBack or vecSpare
-	a, b   int   // level and slot; for a spare, class and index
+	kind   string // "front", "back" or "spare"
+	a, b   int    // level and slot; for a spare, class and index
 }
 
-const (
-	vecFront = iota
-	vecBack
-	vecSpare
-)
-
-func newVecSpan(v []uint32, kind uint8, a, b int) vecSpan {
+func newVecSpan(v []uint32, kind string, a, b int) vecSpan {
 	lo := uintptr(unsafe.Pointer(unsafe.SliceData(v)))
 	return vecSpan{lo: lo, hi: lo + uintptr(cap(v))*4, kind: kind, a: a, b: b}
 }
 
 func (sp vecSpan) String() string {
-	switch sp.kind {
-	case vecFront:
-		return fmt.Sprintf("level %d slot %d's front vector", sp.a, sp.b)
-	case vecBack:
-		return fmt.Sprintf("level %d slot %d's back vector", sp.a, sp.b)
+	if sp.kind == "spare" {
+		return fmt.Sprintf("spare vector %d of class %d", sp.b, sp.a)
 	}
-	return fmt.Sprintf("spare vector %d of class %d", sp.b, sp.a)
+	return fmt.Sprintf("level %d slot %d's %s vector", sp.a, sp.b, sp.kind)
 }

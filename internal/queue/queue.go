@@ -772,18 +772,16 @@ func (q *Queue[T]) moveAll(l int, idx []uint32, reverse bool) {
 }
 
 // touch loads the records named in idx in a tight loop, so that their cache
-// misses overlap (Go has no prefetch instruction).
+// misses overlap (Go has no prefetch instruction): the first and last word
+// of each, for the two cache lines it may straddle.
 func (q *Queue[T]) touch(idx []uint32) {
 	var x uint8
 	for _, i := range idx {
-		x += touchRec(q.pool.Rec(i))
+		r := q.pool.Rec(i)
+		x += uint8(r.Time) + r.State()
 	}
 	q.sink = x
 }
-
-// touchRec loads the first and last word of record r, for the two cache
-// lines it may straddle.
-func touchRec[T any](r *pool.Record[T]) uint8 { return uint8(r.Time) + r.State() }
 
 // moveDown puts record i, from a passed slot of level l, ahead in its slot
 // on the highest lower level covering its key.
@@ -949,9 +947,7 @@ func (q *Queue[T]) Clear() {
 		lv := &q.levels[l]
 		for s := range lv.slots {
 			lv.slots[s].count = 0
-			clear(lv.slots[s].front) // the indices are dead; keep the capacity
-			clear(lv.slots[s].back)
-			lv.slots[s].front, lv.slots[s].back = lv.slots[s].front[:0], lv.slots[s].back[:0]
+			q.vacate(lv, s)
 		}
 		clear(lv.occupied)
 		lv.length = 0
