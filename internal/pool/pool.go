@@ -349,12 +349,13 @@ func (p *Pool[T]) grow() {
 // MaxGen is retired. Generations have 25 bits, the state 7 (Record).
 const MaxGen = 1<<(32-stateBits) - 1
 
-// Free gives record i, which is r (Rec(i)), back. Every handle to it becomes invalid: the generation
-// is bumped, or, when it is MaxGen, the record is retired for good (AP7), so
-// that no generation is issued twice. The value is zeroed so that the pool
-// does not keep it alive. Cost: O(1) amortized; it allocates only when the
-// free stack grows toward its bound (AP9), never in a pool made with a
-// capacity until it outgrows that capacity or Shrinks.
+// Free gives record i, which is r (Rec(i)), back. Every handle to it
+// becomes invalid: the generation is bumped, or, when it is MaxGen, the
+// record is retired for good (AP7), so that no generation is issued twice.
+// The value is zeroed so that the pool does not keep it alive. Cost: O(1)
+// amortized; it allocates only when the free stack grows toward its bound
+// (AP9), never in a pool made with a capacity until it outgrows that
+// capacity or Shrinks.
 func (p *Pool[T]) Free(i uint32, r *Record[T]) {
 	var zero T
 	r.Value = zero

@@ -146,8 +146,9 @@ func (q *Queue[T]) checkAfter(call string, args ...any) {
 	}
 }
 
-// NewTimed is New for elements keyed by time >> shift (a timing wheel of
-// precision 2^shift). Level bits beyond 62 - shift describe keys no time
+// NewTimed returns an empty queue, as priorityqueue.New does, for elements
+// keyed by time >> shift (a timing wheel of precision 2^shift; shift 0 for
+// priorityqueue). Level bits beyond 62 - shift describe keys no time
 // reaches (config.New trims them).
 func NewTimed[T any](lb levelbits.LevelBits, capacity int, shift uint) *Queue[T] {
 	if err := lb.Invariant(); err != nil {
