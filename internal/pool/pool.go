@@ -713,10 +713,19 @@ func (p *Pool[T]) checkAP6() error {
 		if p.Rec(i).State() == StateFree {
 			continue
 		}
-		h := p.Handle(i)
-		if j, r := p.Lookup(h); r == nil || j != i {
-			return invariant.Errorf("AP6", "record %d: its handle %v finds record %d (found %v)", i, h, j, r != nil)
+		if err := p.CheckHandle(i); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// CheckHandle checks AP6 for allocated record i: its handle finds it. It
+// returns nil or an *invariant.Violation. Cost: O(1).
+func (p *Pool[T]) CheckHandle(i uint32) error {
+	h := p.Handle(i)
+	if j, r := p.Lookup(h); r == nil || j != i {
+		return invariant.Errorf("AP6", "record %d: its handle %v finds record %d (found %v)", i, h, j, r != nil)
 	}
 	return nil
 }

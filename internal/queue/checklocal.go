@@ -1,9 +1,6 @@
 package queue
 
-import (
-	"github.com/gotimingwheel/timingwheel/internal/checked"
-	"github.com/gotimingwheel/timingwheel/invariant"
-)
+import "github.com/gotimingwheel/timingwheel/internal/checked"
 
 // Checked mode (-tags twcheck): after a mutating call, Invariant's
 // functions run on what the call touched (q.chk), or on checked.Sched's
@@ -125,8 +122,8 @@ func (q *Queue[T]) checkNear(ref chkRef, buckets uint64, run bool, maxKey int64)
 			return err
 		}
 		if i != 0 {
-			if k, r := q.pool.Lookup(q.pool.Handle(i)); r == nil || k != i {
-				return invariant.Errorf("AP6", "record %d: its handle %v finds record %d (found %v)", i, q.pool.Handle(i), k, r != nil)
+			if err := q.pool.CheckHandle(i); err != nil {
+				return err
 			}
 		}
 	}
