@@ -8,7 +8,7 @@ import (
 
 // WithTimeout returns WithDeadline(parent, clock, clock.Now().Add(d)).
 func WithTimeout(parent context.Context, clock Interface, d time.Duration) (context.Context, context.CancelFunc) {
-	if c, ok := clock.(*Clock); ok {
+	if c := simOf(clock); c != nil {
 		return WithDeadline(parent, clock, c.current().Add(d)) // not a call to trap
 	}
 	return WithDeadline(parent, clock, clock.Now().Add(d))
@@ -41,7 +41,7 @@ func WithDeadline(parent context.Context, clock Interface, d time.Time) (context
 		s.finish(context.DeadlineExceeded)
 	} else {
 		s.mu.Lock()
-		if c, ok := clock.(*Clock); ok {
+		if c := simOf(clock); c != nil {
 			s.timer = c.deadlineTimer(dur, s.expire) // counts in Waiters
 		} else {
 			s.timer = clock.AfterFunc(dur, s.expire)
@@ -59,10 +59,19 @@ func WithDeadline(parent context.Context, clock Interface, d time.Time) (context
 // until is clock.Until(d), without going through a trap of a *Clock: the
 // traps catch the calls of the code under test, not the clock's own.
 func until(clock Interface, d time.Time) time.Duration {
-	if c, ok := clock.(*Clock); ok {
+	if c := simOf(clock); c != nil {
 		return d.Sub(c.current())
 	}
 	return clock.Until(d)
+}
+
+// simOf returns the *Clock that clock is or views (Tagged), else nil.
+func simOf(clock Interface) *Clock {
+	if v, ok := clock.(taggedClock); ok {
+		return v.c
+	}
+	c, _ := clock.(*Clock)
+	return c
 }
 
 // simCtx is the context WithDeadline hands out: a cancel context below s

@@ -343,3 +343,52 @@ func TestWithTimeoutZeroAtParentDeadline(t *testing.T) {
 		t.Fatalf("at the shared deadline: Err = %v, want DeadlineExceeded", ctx.Err())
 	}
 }
+
+// A deadline made through a Tagged view is the clock's own: it counts in
+// Waiters, expires with the clock, and neither making it nor cancelling it
+// is a call that a trap catches (it would hold cancel forever).
+func TestDeadlineThroughTaggedView(t *testing.T) {
+	ctx := bound(t)
+	c := New(t0)
+	v := Tagged(c, "svc")
+	traps := []*Trap{c.Trap().Now(), c.Trap().Until(), c.Trap().TimerStop(), c.Trap().AfterFunc()}
+	defer func() {
+		for _, tr := range traps {
+			tr.Close()
+		}
+	}()
+	made := make(chan [2]context.CancelFunc, 1)
+	var short, long context.Context
+	go func() {
+		var a, b context.CancelFunc
+		short, a = WithTimeout(context.Background(), v, time.Second)
+		long, b = WithDeadline(context.Background(), v, t0.Add(time.Minute))
+		made <- [2]context.CancelFunc{a, b}
+	}()
+	cancels := within(t, ctx, made)
+	if n := c.Waiters(); n != 2 {
+		t.Fatalf("Waiters = %d with two deadlines made through a view, want 2", n)
+	}
+	c.Advance(time.Second)
+	if !errors.Is(short.Err(), context.DeadlineExceeded) || long.Err() != nil || c.Waiters() != 1 {
+		t.Fatalf("at 1s: Err %v and %v, Waiters %d; want DeadlineExceeded, nil, 1", short.Err(), long.Err(), c.Waiters())
+	}
+	cancelled := make(chan struct{})
+	go func() {
+		cancels[0]()
+		cancels[1]()
+		close(cancelled)
+	}()
+	within(t, ctx, cancelled)
+	if !errors.Is(long.Err(), context.Canceled) || c.Waiters() != 0 || c.Len() != 0 {
+		t.Fatalf("after cancel: Err %v, Waiters %d, Len %d; want Canceled, 0, 0", long.Err(), c.Waiters(), c.Len())
+	}
+	for _, tr := range traps {
+		tr.mu.Lock()
+		n := len(tr.queue)
+		tr.mu.Unlock()
+		if n != 0 {
+			t.Fatalf("%v caught %d calls of the deadline's own", tr, n)
+		}
+	}
+}
