@@ -68,8 +68,12 @@ func (c *Clock) goAdvance(run func(*Advancing) (time.Duration, int, []*cbRun)) *
 // Done is closed when the advance and its callbacks are done.
 func (a *Advancing) Done() <-chan struct{} { return a.done }
 
-// Wait waits until Done or ctx ends, passing on a callback's panic.
+// Wait waits until Done or ctx ends, passing on a callback's panic. Called
+// from a callback of the clock before Done, it panics with ErrReentrant.
 func (a *Advancing) Wait(ctx context.Context) error {
+	if !isClosed(a.done) {
+		a.c.checkReentry("Advancing.Wait")
+	}
 	select {
 	case <-a.done:
 	case <-ctx.Done():

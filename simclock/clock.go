@@ -42,7 +42,7 @@ var (
 	ErrInvalidOption = errors.New("simclock: invalid option")
 	// ErrBeyondReach: a timer beyond short level bits; use WithOverflow.
 	ErrBeyondReach = errors.New("simclock: timer beyond the wheel's reach")
-	// ErrReentrant: a callback drove its own clock or Slept on it.
+	// ErrReentrant: a callback drove, waited on or Slept on its own clock.
 	ErrReentrant = errors.New("simclock: re-entrant call from a callback")
 	// ErrTrapClosed: Trap.Wait on a closed trap.
 	ErrTrapClosed = errors.New("simclock: trap closed")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -249,5 +250,56 @@ func within[T any](t *testing.T, ctx context.Context, ch <-chan T) T {
 	case <-ctx.Done():
 		t.Fatal("no value received before the test's deadline")
 		panic("unreachable")
+	}
+}
+
+// A callback that waits on an advance of its own clock would wait forever:
+// that advance cannot begin until the one running the callback is done. It
+// panics with ErrReentrant, as driving the clock does; starting the advance
+// alone is fine (it runs after).
+func TestCallbackWaitingOnItsClocksAdvancePanics(t *testing.T) {
+	waits := map[string]func(c *Clock){
+		"AdvanceAsync Wait":         func(c *Clock) { _ = c.AdvanceAsync(time.Second).Wait(context.Background()) },
+		"AdvanceAsync MustWait":     func(c *Clock) { c.AdvanceAsync(time.Second).MustWait(context.Background()) },
+		"AdvanceNextAsync Wait":     func(c *Clock) { _ = c.AdvanceNextAsync().Wait(context.Background()) },
+		"AdvanceNextAsync MustWait": func(c *Clock) { c.AdvanceNextAsync().MustWait(context.Background()) },
+	}
+	for name, wait := range waits {
+		for _, kind := range []string{"AfterFunc", "TickerFunc"} {
+			t.Run(name+" from "+kind, func(t *testing.T) {
+				ctx := bound(t)
+				c := New(t0)
+				var ran atomic.Bool
+				if kind == "AfterFunc" {
+					c.AfterFunc(time.Second, func() { ran.Store(true); wait(c) })
+				} else {
+					// The advance the callback started runs after the panic
+					// and would tick again: the ticker ends with the test.
+					tick, stop := context.WithCancel(ctx)
+					defer stop()
+					c.TickerFunc(tick, time.Second, func() error { ran.Store(true); wait(c); return nil })
+				}
+				c.AfterFunc(time.Hour, func() {}) // something for AdvanceNextAsync to reach
+				r := panicOf(t, ctx, func() { c.Advance(time.Second) })
+				err, _ := r.(error)
+				if !ran.Load() || !errors.Is(err, ErrReentrant) {
+					t.Fatalf("ran %v, panic %v; want a panic wrapping ErrReentrant", ran.Load(), r)
+				}
+				if msg := err.Error(); !contains(msg, "Advancing.Wait would deadlock") || !contains(msg, "AfterFunc") {
+					t.Fatalf("message %q: want it to name Advancing.Wait and say what to do instead", msg)
+				}
+			})
+		}
+	}
+	// Waiting on an advance that is done already is fine.
+	ctx := bound(t)
+	c := New(t0)
+	adv := c.AdvanceAsync(time.Second)
+	if err := adv.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.AfterFunc(time.Second, func() { adv.MustWait(ctx) })
+	if r := panicOf(t, ctx, func() { c.Advance(time.Second) }); r != nil {
+		t.Fatalf("waiting on a finished advance from a callback panicked: %v", r)
 	}
 }
