@@ -469,3 +469,14 @@ func TestAdvanceToThePast(t *testing.T) {
 		t.Fatalf("after a panic, AdvanceTo(past): fired %q, Now = t0+%v; want after@1s, t0+1s", l, c.Now().Sub(t0))
 	}
 }
+
+// A nil option is reported as any invalid option, naming its position.
+func TestNewNilOption(t *testing.T) {
+	defer func() {
+		err, _ := recover().(error)
+		if !errors.Is(err, ErrInvalidOption) || !strings.Contains(err.Error(), "opts[1] is nil") {
+			t.Fatalf("New with a nil option: panic %v, want ErrInvalidOption naming opts[1]", err)
+		}
+	}()
+	New(t0, WithPrecision(time.Second), nil)
+}

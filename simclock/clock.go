@@ -267,10 +267,13 @@ func (h earlyHeap) sort() {
 	slices.Reverse(h)
 }
 
-// New returns a clock at start; bad options panic with ErrInvalidOption.
+// New returns a clock at start; bad or nil options panic with ErrInvalidOption.
 func New(start time.Time, opts ...Option) *Clock {
 	o := options{precision: 1}
-	for _, f := range opts {
+	for i, f := range opts {
+		if f == nil {
+			panic(fmt.Errorf("%w: opts[%d] is nil", ErrInvalidOption, i))
+		}
 		f(&o)
 	}
 	c := &Clock{}
