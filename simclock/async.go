@@ -88,6 +88,9 @@ func (a *Advancing) Wait(ctx context.Context) error {
 // MustWait is Wait that fails the test on error.
 func (a *Advancing) MustWait(ctx context.Context) {
 	if err := a.Wait(ctx); err != nil {
+		if tb := a.c.tb; tb != nil {
+			tb.Helper() // the failure is the caller's
+		}
 		fail(a.c, "advance not done: %v", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,9 +26,16 @@ type fakeTB struct {
 	errors   []string
 	fatals   []string
 	cleanups []func()
+	helpers  []string // the functions that called Helper
 }
 
-func (f *fakeTB) Helper() {}
+// Helper records its caller, which testing would leave out of a report.
+func (f *fakeTB) Helper() {
+	pc, _, _, _ := runtime.Caller(1)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.helpers = append(f.helpers, runtime.FuncForPC(pc).Name())
+}
 func (f *fakeTB) Logf(format string, args ...any) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -216,6 +225,42 @@ func TestWithTBFailsTheTest(t *testing.T) {
 		}
 	}()
 	plain.MustWait(over)
+}
+
+// A Must* method that fails the test marks itself a helper, so that the
+// failure points at the test's line, not at simclock's.
+func TestMustMethodsAreHelpers(t *testing.T) {
+	ctx := testBound(t)
+	over, cancel := context.WithCancel(ctx)
+	cancel()
+	tb := &fakeTB{}
+	clk := simclock.New(t1, simclock.WithTB(tb))
+	// A Now call caught by two traps: released by one, it does not return.
+	one, two := clk.Trap().Now(), clk.Trap().Now()
+	go clk.Now()
+	call := one.MustWait(ctx)
+	two.MustWait(ctx)
+	// A callback's call held by a trap: the advance is not done.
+	cb := clk.Trap().Since()
+	clk.AfterFunc(time.Second, func() { clk.Since(t1) })
+	adv := clk.AdvanceAsync(time.Minute)
+	held := cb.MustWait(ctx)
+	for name, must := range map[string]func(){
+		"(*Trap).MustWait":      func() { one.MustWait(over) },
+		"(*Call).MustRelease":   func() { call.MustRelease(over) },
+		"(*Advancing).MustWait": func() { adv.MustWait(over) },
+	} {
+		tb.helpers = nil
+		if !fatalOf(must) {
+			t.Fatalf("%s did not fail the test", name)
+		}
+		if !slices.ContainsFunc(tb.helpers, func(f string) bool { return strings.HasSuffix(f, "simclock."+name) }) {
+			t.Errorf("%s failed the test without calling Helper; Helper called by %q", name, tb.helpers)
+		}
+	}
+	held.MustRelease(ctx)
+	adv.MustWait(ctx)
+	tb.end()
 }
 
 // quartz: WithLogger. WithCallLog logs every clock call to the test.

@@ -325,6 +325,9 @@ func (tr *Trap) String() string {
 func (tr *Trap) MustWait(ctx context.Context) *Call {
 	call, err := tr.Wait(ctx)
 	if err != nil {
+		if tb := tr.c.tb; tb != nil {
+			tb.Helper() // the failure is the caller's
+		}
 		fail(tr.c, "%v: Wait: %v", tr, err)
 	}
 	return call
@@ -333,6 +336,9 @@ func (tr *Trap) MustWait(ctx context.Context) *Call {
 // MustRelease is Release that fails the test on error, as MustWait.
 func (call *Call) MustRelease(ctx context.Context) {
 	if err := call.Release(ctx); err != nil {
+		if tb := call.trap.c.tb; tb != nil {
+			tb.Helper() // the failure is the caller's
+		}
 		fail(call.trap.c, "Release of %s: %v", call.describe(), err)
 	}
 }
