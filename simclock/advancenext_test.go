@@ -34,3 +34,35 @@ func TestAdvanceNextReportsWhatFired(t *testing.T) {
 		t.Fatalf("AdvanceNext = %v, %d at t0+%v; want 0, 0 at t0+5s", d, n, c.Since(t0))
 	}
 }
+
+// As with quartz's AdvanceNext, the distance is known when the call returns,
+// with Now() at the target, while the callbacks there may still be running;
+// the count of timers fired comes with Done.
+func TestAsyncAdvanceDistanceKnownAtReturn(t *testing.T) {
+	ctx := bound(t)
+	c := New(t0)
+	for name, start := range map[string]func() *Advancing{
+		"AdvanceNextAsync": c.AdvanceNextAsync,
+		"AdvanceAsync":     func() *Advancing { return c.AdvanceAsync(90 * time.Second) },
+	} {
+		from := c.Now()
+		release := make(chan struct{})
+		c.AfterFunc(90*time.Second, func() { <-release })
+		adv := start()
+		if d, n := adv.Result(); d != 90*time.Second || n != 0 || c.Since(from) != 90*time.Second {
+			t.Fatalf("%s: Result() = %v, %d at its return, Now() = from+%v; want 1m30s, 0, from+1m30s",
+				name, d, n, c.Since(from))
+		}
+		close(release)
+		if err := adv.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if d, n := adv.Result(); d != 90*time.Second || n != 1 {
+			t.Fatalf("%s: Result() = %v, %d when done; want 1m30s, 1", name, d, n)
+		}
+	}
+	// With nothing pending, AdvanceNextAsync moves nothing.
+	if d, n := c.AdvanceNextAsync().Result(); d != 0 || n != 0 {
+		t.Fatalf("AdvanceNextAsync with nothing pending: Result() = %v, %d", d, n)
+	}
+}

@@ -10,31 +10,31 @@ type Advancing struct {
 	c        *Clock
 	done     chan struct{}
 	reached  chan struct{} // closed once Now() is the target
-	moved    time.Duration
+	moved    time.Duration // set before reached is closed
 	fired    int
 	panicked any
 }
 
 // AdvanceAsync is quartz's Advance: it returns once Now() is the target.
 func (c *Clock) AdvanceAsync(d time.Duration) *Advancing {
-	return c.goAdvance(func(a *Advancing) (time.Duration, int, []*cbRun) {
-		n, moved, held := c.advance("AdvanceAsync", 0, d, modeRelative, a)
-		return time.Duration(moved), n, held
+	return c.goAdvance(func(a *Advancing) (int, []*cbRun) {
+		n, _, held := c.advance("AdvanceAsync", 0, d, modeRelative, a)
+		return n, held
 	})
 }
 
 // AdvanceNextAsync is quartz's AdvanceNext.
 func (c *Clock) AdvanceNextAsync() *Advancing {
-	return c.goAdvance(func(a *Advancing) (time.Duration, int, []*cbRun) {
-		n, moved, held := c.advance("AdvanceNextAsync", 0, 0, modeStep, a)
-		return time.Duration(max(moved, 0)), n, held
+	return c.goAdvance(func(a *Advancing) (int, []*cbRun) {
+		n, _, held := c.advance("AdvanceNextAsync", 0, 0, modeStep, a)
+		return n, held
 	})
 }
 
 // goAdvance runs an advance on a goroutine of its own, which then waits for
 // the callbacks a trap took hold of, and returns once the clock reads the
 // advance's target (or the advance is done).
-func (c *Clock) goAdvance(run func(*Advancing) (time.Duration, int, []*cbRun)) *Advancing {
+func (c *Clock) goAdvance(run func(*Advancing) (int, []*cbRun)) *Advancing {
 	a := &Advancing{c: c, done: make(chan struct{}), reached: make(chan struct{})}
 	go func() {
 		defer close(a.done)
@@ -44,7 +44,7 @@ func (c *Clock) goAdvance(run func(*Advancing) (time.Duration, int, []*cbRun)) *
 			}
 		}()
 		var held []*cbRun
-		a.moved, a.fired, held = run(a)
+		a.fired, held = run(a)
 		for _, r := range held {
 			<-r.done
 			if r.panicked != nil && a.panicked == nil {
@@ -95,12 +95,15 @@ func (a *Advancing) MustWait(ctx context.Context) {
 	}
 }
 
-// Result reports how far the advance moved and how many timers fired.
+// Result reports how far the advance moves, known once Now() is its target
+// (when AdvanceAsync or AdvanceNextAsync returns, unless called from a
+// callback), and how many timers fired, 0 until Done.
 func (a *Advancing) Result() (time.Duration, int) {
-	select {
-	case <-a.done:
+	if isClosed(a.done) {
 		return a.moved, a.fired
-	default:
-		return 0, 0
 	}
+	if isClosed(a.reached) {
+		return a.moved, 0
+	}
+	return 0, 0
 }

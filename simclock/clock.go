@@ -581,26 +581,27 @@ const (
 // call in the call log and in messages. async is the Advancing of
 // AdvanceAsync or AdvanceNextAsync, whose goroutine runs this advance, and
 // nil for every other call: the Advancing waits for the held callbacks and
-// takes their panics, and advance closes its reached once Now() is the
-// target.
+// takes their panics, and advance sets its distance and closes its reached
+// once Now() is the target.
 func (c *Clock) advance(op string, target int64, d time.Duration, mode int, async *Advancing) (n int, moved int64, held []*cbRun) {
 	if !c.adv.TryLock() {
 		c.checkReentry(op)
 		c.adv.Lock()
 	}
+	c.mu.Lock()
+	c.ready()
+	from := c.now
 	var reached chan struct{}
 	if async != nil {
 		reached = async.reached
 	}
-	reach := func() {
+	reach := func() { // under mu
 		if reached != nil {
+			async.moved = time.Duration(c.now - from)
 			close(reached)
 			reached = nil
 		}
 	}
-	c.mu.Lock()
-	c.ready()
-	from := c.now
 	c.async = async != nil
 	c.advancing, c.kickPending = true, false
 	if c.logTB != nil {
@@ -614,9 +615,9 @@ func (c *Clock) advance(op string, target int64, d time.Duration, mode int, asyn
 		c.inCall, c.running, c.async, c.advancing, c.holdable = false, nil, false, false, nil
 		held, c.held = c.held, nil
 		c.check(op)
+		reach()
 		c.mu.Unlock()
 		c.adv.Unlock()
-		reach()
 	}()
 	switch mode {
 	case modeAbsolute:

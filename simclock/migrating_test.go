@@ -138,6 +138,13 @@ var rowTests = map[string]func(t *testing.T){
 		if d, n := c.AdvanceNext(); d != 0 || n != 0 {
 			t.Fatalf("AdvanceNext with nothing pending = %v, %d", d, n)
 		}
+		// quartz's: the distance first, the wait later.
+		c.AfterFunc(2*time.Second, func() {})
+		w := c.AdvanceNextAsync()
+		if d, _ := w.Result(); d != 2*time.Second {
+			t.Fatalf("AdvanceNextAsync's distance at its return = %v, want 2s", d)
+		}
+		w.MustWait(testBound(t))
 	},
 	"next": func(t *testing.T) {
 		c := simclock.New(t1)

@@ -297,8 +297,8 @@ func TestTrappedCallbackInSyncAdvanceIsHeld(t *testing.T) {
 	if err := adv.Wait(over); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Wait with a done context while the call is held = %v", err)
 	}
-	if d, n := adv.Result(); d != 0 || n != 0 {
-		t.Fatalf("Result before the end = %v, %d", d, n)
+	if d, n := adv.Result(); d != time.Minute || n != 0 {
+		t.Fatalf("Result before the end = %v, %d; want the distance, 1m, and 0 fired until done", d, n)
 	}
 	mustRelease(t, ctx, mustCall(t, ctx, nowTrap))
 	if err := adv.Wait(ctx); err != nil {
