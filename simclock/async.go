@@ -17,24 +17,18 @@ type Advancing struct {
 
 // AdvanceAsync is quartz's Advance: it returns once Now() is the target.
 func (c *Clock) AdvanceAsync(d time.Duration) *Advancing {
-	return c.goAdvance(func(a *Advancing) (int, []*cbRun) {
-		n, _, held := c.advance("AdvanceAsync", 0, d, modeRelative, a)
-		return n, held
-	})
+	return c.goAdvance("AdvanceAsync", d, modeRelative)
 }
 
 // AdvanceNextAsync is quartz's AdvanceNext.
 func (c *Clock) AdvanceNextAsync() *Advancing {
-	return c.goAdvance(func(a *Advancing) (int, []*cbRun) {
-		n, _, held := c.advance("AdvanceNextAsync", 0, 0, modeStep, a)
-		return n, held
-	})
+	return c.goAdvance("AdvanceNextAsync", 0, modeStep)
 }
 
-// goAdvance runs an advance on a goroutine of its own, which then waits for
-// the callbacks a trap took hold of, and returns once the clock reads the
-// advance's target (or the advance is done).
-func (c *Clock) goAdvance(run func(*Advancing) (int, []*cbRun)) *Advancing {
+// goAdvance runs advance(op, 0, d, mode) on a goroutine of its own, which
+// then waits for the callbacks a trap took hold of, and returns once the
+// clock reads the advance's target (or the advance is done).
+func (c *Clock) goAdvance(op string, d time.Duration, mode int) *Advancing {
 	a := &Advancing{c: c, done: make(chan struct{}), reached: make(chan struct{})}
 	go func() {
 		defer close(a.done)
@@ -44,7 +38,7 @@ func (c *Clock) goAdvance(run func(*Advancing) (int, []*cbRun)) *Advancing {
 			}
 		}()
 		var held []*cbRun
-		a.fired, held = run(a)
+		a.fired, _, held = c.advance(op, 0, d, mode, a)
 		for _, r := range held {
 			<-r.done
 			if r.panicked != nil && a.panicked == nil {
