@@ -302,4 +302,10 @@ func TestCallbackWaitingOnItsClocksAdvancePanics(t *testing.T) {
 	if r := panicOf(t, ctx, func() { c.Advance(time.Second) }); r != nil {
 		t.Fatalf("waiting on a finished advance from a callback panicked: %v", r)
 	}
+	// Starting one without waiting is fine: it runs after the callback's.
+	c.AfterFunc(time.Second, func() { adv = c.AdvanceAsync(time.Second) })
+	c.Advance(time.Second)
+	if err := adv.Wait(ctx); err != nil || c.Since(t0) != 4*time.Second {
+		t.Fatalf("an advance started by a callback: Wait = %v at t0+%v, want nil at t0+4s", err, c.Since(t0))
+	}
 }
