@@ -588,6 +588,9 @@ var rowTests = map[string]func(t *testing.T){
 	"tickerfunc-wait":       TestTickerFuncWaitWaitsForRunningF,
 	"call-log":              TestWithCallLog,
 	"tags":                  TestQuartzTags,
+	"quartz-timer-stop":     TestQuartzTimerStopTags,
+	"quartz-timer-reset":    TestQuartzTimerResetTags,
+	"quartz-ticker-tags":    TestQuartzTickerTags,
 	"reentrant-panics": func(t *testing.T) {
 		c := simclock.New(t1)
 		c.AfterFunc(time.Second, func() { c.Advance(time.Second) })
