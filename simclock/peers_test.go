@@ -296,13 +296,18 @@ func TestWithTBFailsTheTest(t *testing.T) {
 	plain.MustWait(over)
 }
 
-// quartz: WithLogger. WithCallLog logs every clock call to the test.
+// quartz: WithLogger. WithCallLog logs every clock call to the test; a
+// clock without it logs nothing.
 func TestWithCallLog(t *testing.T) {
 	tb := &fakeTB{}
 	clk := simclock.New(t1, simclock.WithTB(tb), simclock.WithCallLog())
 	clk.Now()
 	simclock.Tagged(clk, "x").AfterFunc(time.Second, func() {})
 	clk.Advance(time.Second)
+	clk.Trap().Since().Close() // traps are not logged
+	silent := simclock.New(t1, simclock.WithTB(tb))
+	silent.Now() // no WithCallLog: not logged
+	silent.Advance(time.Second)
 	tb.end()
 	clk.Now() // after the test: not logged
 	got := strings.Join(tb.logs, "\n")
