@@ -595,6 +595,9 @@ var rowTests = map[string]func(t *testing.T){
 	"tickerfunc-wait":       TestTickerFuncWaitWaitsForRunningF,
 	"call-log":              TestWithCallLog,
 	"tags":                  TestQuartzTags,
+	"quartz-timer-stop":     TestQuartzTimerStopTags,
+	"quartz-timer-reset":    TestQuartzTimerResetTags,
+	"quartz-ticker-tags":    TestQuartzTickerTags,
 	"reentrant-panics": func(t *testing.T) {
 		c := simclock.New(t1)
 		c.AfterFunc(time.Second, func() { c.Advance(time.Second) })
@@ -614,6 +617,107 @@ var rowTests = map[string]func(t *testing.T){
 			}
 		}
 	},
+}
+
+// poll polls every second for an hour, and records when it last polled.
+func poll(clk simclock.Interface, polls, last *atomic.Int64) {
+	tk := clk.NewTicker(time.Second)
+	defer tk.Stop()
+	end := clk.NewTimer(time.Hour)
+	for {
+		select {
+		case <-tk.C():
+			polls.Add(1)
+			last.Store(clk.Now().UnixNano())
+		case <-end.C():
+			return
+		}
+	}
+}
+
+func TestPollCountsEveryTick(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	clk := simclock.New(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), simclock.WithTB(t))
+	stamp := clk.Trap().Now()
+	var polls, last atomic.Int64
+	go poll(clk, &polls, &last)
+	// Right here: only poll's ticker and timer make the count 2.
+	if err := clk.BlockUntilContext(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(1); i <= 3; i++ {
+		clk.Advance(time.Second)
+		// Wrong here: the ticker and the timer stay counted, so
+		// BlockUntilContext(ctx, 2) returns before poll has seen the tick.
+		stamp.MustWait(ctx).MustRelease(ctx) // poll has counted the tick
+		if n := polls.Load(); n != i {
+			t.Fatalf("%d polls after %d ticks", n, i)
+		}
+	}
+	stamp.Close()
+	clk.Advance(time.Hour) // poll returns
+}
+
+// What TestPollCountsEveryTick's comment says: with a ticker and a timer
+// armed, BlockUntilContext returns while the goroutine the tick woke is
+// still busy (here, held by a trap), not back in its wait.
+func TestBlockUntilContextReturnsBeforeTheTickIsSeen(t *testing.T) {
+	ctx := testBound(t)
+	clk := simclock.New(t1)
+	stamp := clk.Trap().Now()
+	defer stamp.Close()
+	var polls, last atomic.Int64
+	go poll(clk, &polls, &last)
+	if err := clk.BlockUntilContext(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Second)
+	call := stamp.MustWait(ctx) // poll is busy with the tick
+	if err := clk.BlockUntilContext(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	call.MustRelease(ctx)
+}
+
+// testedBlock precedes a go block of docs/migrating.md that is copied from
+// a test file of this package, which compiles and runs it.
+var testedBlock = regexp.MustCompile("^<!-- copied from simclock/([a-z_]+_test\\.go) -->$")
+
+// TestMigratingCodeIsTested: every go block of docs/migrating.md marked as
+// copied from a test file is in that file, character for character.
+func TestMigratingCodeIsTested(t *testing.T) {
+	doc, err := os.ReadFile("../docs/migrating.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(doc), "\n")
+	found := 0
+	for i, l := range lines {
+		m := testedBlock.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		if i+1 >= len(lines) || lines[i+1] != "```go" {
+			t.Fatalf("migrating.md:%d: the marker is not followed by a go block", i+1)
+		}
+		end := slices.Index(lines[i+2:], "```")
+		if end < 0 {
+			t.Fatalf("migrating.md:%d: the block is not closed", i+2)
+		}
+		block := strings.Join(lines[i+2:i+2+end], "\n") + "\n"
+		src, err := os.ReadFile(m[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(src), block) {
+			t.Errorf("migrating.md:%d: the block is not in %s as it stands", i+2, m[1])
+		}
+		found++
+	}
+	if found == 0 {
+		t.Error("migrating.md has no go block copied from a test file")
+	}
 }
 
 // rowRef matches a row's test reference: the last cell, `name`.

@@ -187,6 +187,84 @@ func TestQuartzTags(t *testing.T) {
 	}
 }
 
+// caught runs f on a goroutine, checks that trap catches its call carrying
+// the tags want, releases the call and returns f's result.
+func caught[T any](t *testing.T, ctx context.Context, trap *simclock.Trap, want string, f func() T) T {
+	t.Helper()
+	res := make(chan T, 1)
+	go func() { res <- f() }()
+	call := trap.MustWait(ctx)
+	if got := fmt.Sprint(call.Tags); got != want {
+		t.Errorf("%v caught a call tagged %s, want %s", trap, got, want)
+	}
+	call.MustRelease(ctx)
+	return await(t, ctx, res)
+}
+
+// quartz: t.Stop("stop") is TaggedTimer(t, "stop").Stop(), which a trap on
+// TimerStop("stop") catches; Stop of a fired, unreceived timer returns true
+// (quartz: false).
+func TestQuartzTimerStopTags(t *testing.T) {
+	ctx := testBound(t)
+	clk := simclock.New(t1)
+	trap := clk.Trap().TimerStop("stop")
+	defer trap.Close()
+	tm := clk.NewTimer(time.Second)
+	clk.NewTimer(time.Hour).Stop() // untagged: goes through
+	clk.Advance(time.Second)
+	if !caught(t, ctx, trap, "[stop]", simclock.TaggedTimer(tm, "stop").Stop) {
+		t.Fatal("Stop of a fired, unreceived timer = false, want true")
+	}
+	none(t, tm.C(), "after Stop")
+	rt := simclock.Real().NewTimer(time.Hour)
+	defer rt.Stop()
+	if simclock.TaggedTimer(rt, "stop") != rt {
+		t.Fatal("TaggedTimer of a Real() timer is not the timer")
+	}
+}
+
+// quartz: t.Reset(d, "reset") is TaggedTimer(t, "reset").Reset(d); the call
+// also carries the tags of the Tagged view that made t. Reset of a fired,
+// unreceived timer returns true (quartz: false) and discards the value.
+func TestQuartzTimerResetTags(t *testing.T) {
+	ctx := testBound(t)
+	clk := simclock.New(t1)
+	trap := clk.Trap().TimerReset("reset")
+	defer trap.Close()
+	tm := simclock.Tagged(clk, "backoff").NewTimer(time.Second)
+	clk.Advance(time.Second)
+	reset := func() bool { return simclock.TaggedTimer(tm, "reset").Reset(time.Second) }
+	if !caught(t, ctx, trap, "[backoff reset]", reset) {
+		t.Fatal("Reset of a fired, unreceived timer = false, want true")
+	}
+	none(t, tm.C(), "after Reset")
+	clk.Advance(time.Second)
+	if v := recv(t, ctx, tm.C()); !v.Equal(t1.Add(2 * time.Second)) {
+		t.Fatalf("reset timer delivered %v, want +2s", v)
+	}
+}
+
+// quartz: tk.Reset(d, "reset") and tk.Stop("stop") are TaggedTicker's.
+func TestQuartzTickerTags(t *testing.T) {
+	ctx := testBound(t)
+	clk := simclock.New(t1)
+	resets, stops := clk.Trap().TickerReset("reset"), clk.Trap().TickerStop("stop")
+	defer resets.Close()
+	defer stops.Close()
+	tk := clk.NewTicker(time.Second)
+	caught(t, ctx, resets, "[reset]", func() bool { simclock.TaggedTicker(tk, "reset").Reset(time.Minute); return true })
+	clk.Advance(time.Second)
+	none(t, tk.C(), "a second after a reset to a minute")
+	caught(t, ctx, stops, "[stop]", func() bool { simclock.TaggedTicker(tk, "stop").Stop(); return true })
+	clk.Advance(time.Hour)
+	none(t, tk.C(), "after Stop")
+	rt := simclock.Real().NewTicker(time.Hour)
+	defer rt.Stop()
+	if simclock.TaggedTicker(rt, "stop") != rt {
+		t.Fatal("TaggedTicker of a Real() ticker is not the ticker")
+	}
+}
+
 // quartz: a clock tied to a test fails it when a trapped call taken by Wait
 // is never released, and MustWait / MustRelease fail it on error.
 func TestWithTBFailsTheTest(t *testing.T) {
@@ -263,13 +341,18 @@ func TestMustMethodsAreHelpers(t *testing.T) {
 	tb.end()
 }
 
-// quartz: WithLogger. WithCallLog logs every clock call to the test.
+// quartz: WithLogger. WithCallLog logs every clock call to the test; a
+// clock without it logs nothing.
 func TestWithCallLog(t *testing.T) {
 	tb := &fakeTB{}
 	clk := simclock.New(t1, simclock.WithTB(tb), simclock.WithCallLog())
 	clk.Now()
 	simclock.Tagged(clk, "x").AfterFunc(time.Second, func() {})
 	clk.Advance(time.Second)
+	clk.Trap().Since().Close() // traps are not logged
+	silent := simclock.New(t1, simclock.WithTB(tb))
+	silent.Now() // no WithCallLog: not logged
+	silent.Advance(time.Second)
 	tb.end()
 	clk.Now() // after the test: not logged
 	got := strings.Join(tb.logs, "\n")

@@ -6,7 +6,8 @@ import (
 	"time"
 )
 
-// Tagged returns a view of clk whose calls carry tags (quartz's tags).
+// Tagged returns a view of clk whose calls carry tags (quartz's tags), and
+// so do the Stop and Reset of the timers and tickers it makes.
 func Tagged(clk Interface, tags ...string) Interface {
 	switch v := clk.(type) {
 	case *Clock:
@@ -15,6 +16,33 @@ func Tagged(clk Interface, tags ...string) Interface {
 		return taggedClock{v.c, append(slices.Clip(v.tags), tags...)}
 	}
 	return clk
+}
+
+// TaggedTimer returns a view of t whose Stop and Reset carry tags, after
+// those of the Tagged view that made t: quartz's t.Stop("stop") is
+// TaggedTimer(t, "stop").Stop(). Timer's methods take no tags, so that it
+// keeps satisfying interface{ Stop() bool }. A timer of Real() is returned
+// as is.
+func TaggedTimer(t Timer, tags ...string) Timer {
+	switch v := t.(type) {
+	case *timer:
+		return taggedTimer{v, slices.Clone(tags)}
+	case taggedTimer:
+		return taggedTimer{v.t, append(slices.Clip(v.tags), tags...)}
+	}
+	return t
+}
+
+// TaggedTicker is TaggedTimer for a ticker: quartz's tk.Reset(d, "reset") is
+// TaggedTicker(tk, "reset").Reset(d).
+func TaggedTicker(tk Ticker, tags ...string) Ticker {
+	switch v := tk.(type) {
+	case *ticker:
+		return taggedTicker{v, slices.Clone(tags)}
+	case taggedTicker:
+		return taggedTicker{v.t, append(slices.Clip(v.tags), tags...)}
+	}
+	return tk
 }
 
 // taggedClock is a *Clock whose calls carry tags.
