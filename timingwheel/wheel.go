@@ -126,6 +126,7 @@ import (
 	"fmt"
 	"iter"
 	"time"
+	"unsafe"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/config"
@@ -494,7 +495,7 @@ func (w *Wheel[T]) Clear() {
 type Stats struct {
 	Live      int    // alarms in the wheel (Len)
 	Capacity  int    // alarm records allocated (used or free)
-	BytesHeld int    // estimated bytes the wheel holds: records, slots, bitmaps
+	BytesHeld int    // estimated bytes the wheel holds: records, slots and vectors, bitmaps, buffers
 	Levels    []int  // alarms on each level of the config's level bits
 	Overflow  int    // alarms on the overflow levels (config.WithOverflow)
 	Due       int    // alarms waiting to fire: inside a handler, or overdue after a panic
@@ -509,7 +510,7 @@ type Stats struct {
 func (w *Wheel[T]) Stats() Stats {
 	c := w.q.Counts()
 	st := Stats{
-		Live: w.q.Len(), Capacity: w.q.Capacity(), BytesHeld: w.q.BytesHeld(), Due: w.q.DueLen(),
+		Live: w.q.Len(), Capacity: w.q.Capacity(), BytesHeld: int(unsafe.Sizeof(*w)) + w.q.BytesHeld(), Due: w.q.DueLen(),
 		Added: c.Added, Removed: c.Removed, Fired: c.Fired, Cleared: c.Cleared, Moved: c.Moved,
 	}
 	user := w.cfg.LevelBits().Len()
@@ -523,7 +524,8 @@ func (w *Wheel[T]) Stats() Stats {
 	return st
 }
 
-// Shrink releases the alarm records a burst left behind, so that the memory
+// Shrink releases what a burst left behind (alarm records, slot vectors,
+// the due list's buffer, the slots of empty levels), so that the memory
 // held follows the live alarms. Every handle stays valid (AlarmAt, Remove and
 // the rest work on it) and stale ones stay rejected. Cost: O(records).
 func (w *Wheel[T]) Shrink() {
