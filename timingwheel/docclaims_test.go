@@ -6,6 +6,7 @@ package timingwheel_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -207,6 +208,19 @@ func TestNewRoundsPrecision(t *testing.T) {
 	if _, err := timingwheel.New[int](time.Unix(0, 0), 0); !errors.Is(err, timingwheel.ErrInvalidConfig) ||
 		!errors.Is(err, config.ErrNonPositivePrecision) {
 		t.Errorf("New with precision 0: %v, want ErrInvalidConfig wrapping config.ErrNonPositivePrecision", err)
+	}
+}
+
+// New's doc: a nil option is an invalid option, ErrInvalidConfig wrapping
+// config.ErrInvalidOption, naming its position.
+func TestNewNilOption(t *testing.T) {
+	for _, opts := range [][]timingwheel.Option{{nil}, {timingwheel.WithOverflow(), nil}} {
+		_, err := timingwheel.New[int](time.Unix(0, 0), time.Second, opts...)
+		at := fmt.Sprintf("opts[%d]", len(opts)-1)
+		if !errors.Is(err, timingwheel.ErrInvalidConfig) || !errors.Is(err, config.ErrInvalidOption) ||
+			!strings.HasPrefix(err.Error(), "timingwheel: ") || !strings.Contains(err.Error(), at) {
+			t.Errorf("New with a nil option: %v, want ErrInvalidConfig wrapping config.ErrInvalidOption naming %s", err, at)
+		}
 	}
 }
 

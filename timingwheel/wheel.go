@@ -204,7 +204,8 @@ type Wheel[T any] struct {
 // bits (which reach MaxTime) and as alarm precision the largest power of two
 // nanoseconds not above precision, at most 2^61 ns (time.Millisecond gives
 // 2^19 ns = 524.288µs; AlarmPrecision reports it). Errors: ErrInvalidConfig
-// (wrapping config's error) when precision <= 0 or an option is invalid;
+// (wrapping config's error) when precision <= 0 or an option is invalid or
+// nil;
 // ErrTimeOutOfRange when start is before the Unix epoch or after MaxTime.
 func New[T any](start time.Time, precision time.Duration, opts ...Option) (*Wheel[T], error) {
 	cfg, err := config.NewFromDuration(precision, opts...)
