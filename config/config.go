@@ -1,7 +1,10 @@
 // Package config holds the settings of a timing wheel: its alarm precision
 // and its level bits, plus an initial capacity and the overflow option.
-// timingwheel.New takes the precision as a time.Duration and these options;
-// a Config (New, NewFromDuration) is for timingwheel.NewWithConfig.
+// timingwheel.New takes the precision as a time.Duration, which it rounds
+// down to a power of two nanoseconds (PrecisionFor tells the result:
+// time.Millisecond gives 524.288µs), and these options; a Config (New,
+// NewFromDuration) is for timingwheel.NewWithConfig. Which precision to
+// choose: the timingwheel package doc, "Choosing a precision".
 //
 // Time from the Unix epoch is cut into half-open intervals of one alarm
 // precision, 2^A nanoseconds; the interval number of a time t (in ns) is t>>A.

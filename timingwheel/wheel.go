@@ -55,6 +55,23 @@
 // Now(), in the current interval) fires at the next Step, at Now(). The
 // M/M/1 example checks a simulation against queueing theory.
 //
+// # Choosing a precision
+//
+// For a simulation, use 1 ns and Step. Step fires each event at its own time
+// whatever the precision (as above), but each call walks every alarm of the
+// earliest interval, so a coarse precision slows it when many alarms share
+// an interval; at 1 ns only alarms at the same time do, and every firing
+// call fires in time order.
+//
+// A coarser precision is faster only when many alarms share an interval and
+// AdvanceClock fires them together (timeouts, periodic work, advancing to
+// NextAlarmFiresAt). The price is the event times: an alarm fires up to one
+// precision after its time, with Now() at the advance's target (the end of
+// its interval or later; Fired.At is still its own time), so a handler that
+// schedules from Now() schedules late, and along a chain of events the
+// delays add up. New rounds the precision down to a power of two ns, and
+// AlarmPrecision reports it.
+//
 // # Guarantees
 //
 // The rules every method's doc refers to (docs/invariants.md has formulas):
@@ -63,11 +80,12 @@
 //     with at < IntervalStart(to), so at < Now(); Step, FirePastAlarms and
 //     AdvanceClockStopAtNextAlarm only alarms with at <= Now().
 //   - Bounded lateness: after every call, every alarm in the wheel has
-//     IntervalStart(at) >= IntervalStart(Now()), so an alarm is late by less
-//     than one precision: AdvanceClock(t) fires it at the latest when t
-//     reaches the interval after the alarm's. The exceptions are the due
-//     alarms not fired yet while a handler runs, and those a panicking
-//     handler left overdue, which fire first at the next firing call.
+//     IntervalStart(at) >= IntervalStart(Now()), so an alarm in the wheel is
+//     late by less than one precision: AdvanceClock(t) fires it at the latest
+//     when t reaches the interval after the alarm's, at most one precision
+//     after its time. The exceptions are the due alarms not fired yet while
+//     a handler runs, and those a panicking handler left overdue, which fire
+//     first at the next firing call.
 //   - Nothing lost, nothing twice: every alarm added is, exactly once, fired,
 //     removed or cleared, even when a handler panics.
 //   - Order: alarms fire in ascending interval, however large the advance.
