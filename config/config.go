@@ -1,7 +1,10 @@
 // Package config holds the settings of a timing wheel: its alarm precision
 // and its level bits, plus an initial capacity and the overflow option.
-// timingwheel.New takes the precision as a time.Duration and these options;
-// a Config (New, NewFromDuration) is for timingwheel.NewWithConfig.
+// timingwheel.New takes the precision as a time.Duration, which it rounds
+// down to a power of two nanoseconds (PrecisionFor tells the result:
+// time.Millisecond gives 524.288µs), and these options; a Config (New,
+// NewFromDuration) is for timingwheel.NewWithConfig. Which precision to
+// choose: the timingwheel package doc, "Choosing a precision".
 //
 // Time from the Unix epoch is cut into half-open intervals of one alarm
 // precision, 2^A nanoseconds; the interval number of a time t (in ns) is t>>A.
@@ -36,6 +39,7 @@ var (
 	ErrPrecisionOutOfRange  = errors.New("config: precision exponent out of range")
 	ErrCapacityOutOfRange   = errors.New("config: capacity out of range")
 	ErrInvalidLevelBits     = errors.New("config: invalid level bits")
+	ErrInvalidOption        = errors.New("config: invalid option") // a nil Option
 )
 
 // AlarmPrecision is a power of two nanoseconds, held as its exponent: the
@@ -147,13 +151,17 @@ const OverflowLevelBits = 8
 
 // New returns a Config with precision p. It trims the level bits to 62 - A
 // bits, as the original does, so that the levels never reach past the last
-// representable time. Errors: ErrPrecisionOutOfRange when A is outside
+// representable time. Errors: ErrInvalidOption naming the position of a nil
+// option (checked first); ErrPrecisionOutOfRange when A is outside
 // [0, MaxPrecisionLog2]; ErrInvalidLevelBits (wrapping the levelbits error)
 // when the level bits are invalid; ErrCapacityOutOfRange when the capacity
 // is not in [0, MaxCapacity].
 func New(p AlarmPrecision, opts ...Option) (Config, error) {
 	c := Config{precision: p, levelBits: levelbits.Default()}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return Config{}, fmt.Errorf("%w: opts[%d] is nil", ErrInvalidOption, i)
+		}
 		o(&c)
 	}
 	if p < 0 || p > MaxPrecisionLog2 {

@@ -191,6 +191,8 @@ func TestNewErrors(t *testing.T) {
 		{"way too large", config.AboutOneDay.Mul(1000), nil, config.ErrPrecisionOutOfRange, []string{"2^1046"}},
 		{"zero level bits", config.AboutOneMicrosecond, []config.Option{config.WithLevelBits(levelbits.LevelBits{})}, config.ErrInvalidLevelBits, []string{"[]"}},
 		{"negative capacity", config.AboutOneMicrosecond, []config.Option{config.WithCapacity(-1)}, config.ErrCapacityOutOfRange, []string{"-1", "[0, 4294967294]"}},
+		{"nil option", config.AboutOneMicrosecond, []config.Option{config.WithCapacity(1), nil}, config.ErrInvalidOption, []string{"opts[1]", "nil"}},
+		{"nil option first", -1, []config.Option{nil, config.WithCapacity(-1)}, config.ErrInvalidOption, []string{"opts[0]", "nil"}},
 		// Order: precision first, then level bits, then capacity.
 		{"precision before level bits", -1, []config.Option{config.WithLevelBits(levelbits.LevelBits{}), config.WithCapacity(-1)}, config.ErrPrecisionOutOfRange, nil},
 		{"level bits before capacity", 0, []config.Option{config.WithCapacity(-1), config.WithLevelBits(levelbits.LevelBits{})}, config.ErrInvalidLevelBits, nil},
@@ -202,7 +204,7 @@ func TestNewErrors(t *testing.T) {
 			{"capacity one past the limit", config.AboutOneMicrosecond, []config.Option{config.WithCapacity(int(int64(config.MaxCapacity) + one))}, config.ErrCapacityOutOfRange, []string{"4294967295", "[0, 4294967294]"}},
 		}...)
 	}
-	all := []error{config.ErrPrecisionOutOfRange, config.ErrInvalidLevelBits, config.ErrCapacityOutOfRange, config.ErrNonPositivePrecision}
+	all := []error{config.ErrPrecisionOutOfRange, config.ErrInvalidLevelBits, config.ErrCapacityOutOfRange, config.ErrNonPositivePrecision, config.ErrInvalidOption}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := config.New(tc.p, tc.opts...)
@@ -414,5 +416,17 @@ func TestPrecisionForAndNewFromDuration(t *testing.T) {
 	}
 	if _, err := config.NewFromDuration(time.Millisecond, config.WithCapacity(-1)); !errors.Is(err, config.ErrCapacityOutOfRange) {
 		t.Errorf("NewFromDuration with capacity -1: %v, want ErrCapacityOutOfRange", err)
+	}
+}
+
+// NewFromDuration passes its options to New: a nil one is an error there
+// too, after the precision's own check.
+func TestNewFromDurationNilOption(t *testing.T) {
+	_, err := config.NewFromDuration(time.Millisecond, config.WithOverflow(), nil)
+	if !errors.Is(err, config.ErrInvalidOption) || !strings.Contains(err.Error(), "opts[1]") {
+		t.Errorf("NewFromDuration with a nil option: %v, want ErrInvalidOption naming opts[1]", err)
+	}
+	if _, err := config.NewFromDuration(0, nil); !errors.Is(err, config.ErrNonPositivePrecision) {
+		t.Errorf("NewFromDuration(0, nil): %v, want ErrNonPositivePrecision", err)
 	}
 }

@@ -6,6 +6,7 @@ package timingwheel_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -191,6 +192,54 @@ func TestStepTimesIndependentOfPrecision(t *testing.T) {
 	}
 }
 
+// The package doc's Choosing a precision: advancing to NextAlarmFiresAt, an
+// alarm fires up to one precision after its time, exactly one for an alarm
+// at the start of its interval, with Now() at the end of its interval and
+// Fired.At its own time; at 1 ns, one nanosecond late, in time order.
+func TestAdvanceLatenessUpToOnePrecision(t *testing.T) {
+	start := time.Unix(1_000, 0)
+	for _, precision := range []time.Duration{time.Nanosecond, time.Millisecond} {
+		w, err := timingwheel.New[int](start, precision)
+		ok(t, err)
+		p := w.AlarmPrecision()
+		first, err := w.IntervalStart(start)
+		ok(t, err)
+		r := rand.New(rand.NewPCG(1, 2))
+		ats := []time.Time{first.Add(p), first.Add(5 * p)} // interval starts
+		for range 200 {
+			ats = append(ats, start.Add(time.Duration(r.Int64N(int64(10*time.Millisecond)))))
+		}
+		for i, at := range ats {
+			mustAdd(t, w, at, i)
+		}
+		fired, starts := 0, 0
+		var last time.Time
+		for !w.IsEmpty() {
+			to, _ := w.NextAlarmFiresAt()
+			ok(t, w.AdvanceClock(to, func(f timingwheel.Fired[int]) {
+				fired++
+				late := w.Now().Sub(f.At)
+				if !f.At.Equal(ats[f.Value]) || !w.Now().Equal(to) || late <= 0 || late > p {
+					t.Fatalf("precision %v: alarm at %v fired with At %v, Now %v (advancing to %v)", p, ats[f.Value], f.At, w.Now(), to)
+				}
+				if is, _ := w.IntervalStart(f.At); is.Equal(f.At) {
+					starts++
+					if late != p {
+						t.Errorf("precision %v: the alarm at the interval start %v fired %v late, want %v", p, f.At, late, p)
+					}
+				}
+				if p == 1 && f.At.Before(last) {
+					t.Fatalf("1 ns: alarm at %v fired after one at %v", f.At, last)
+				}
+				last = f.At
+			}))
+		}
+		if fired != len(ats) || starts < 2 {
+			t.Fatalf("precision %v: %d alarms fired, %d at interval starts; %d added", p, fired, starts, len(ats))
+		}
+	}
+}
+
 // The package doc's Time and intervals: New rounds the precision down to a
 // power of two nanoseconds, as config.PrecisionFor says.
 func TestNewRoundsPrecision(t *testing.T) {
@@ -207,6 +256,19 @@ func TestNewRoundsPrecision(t *testing.T) {
 	if _, err := timingwheel.New[int](time.Unix(0, 0), 0); !errors.Is(err, timingwheel.ErrInvalidConfig) ||
 		!errors.Is(err, config.ErrNonPositivePrecision) {
 		t.Errorf("New with precision 0: %v, want ErrInvalidConfig wrapping config.ErrNonPositivePrecision", err)
+	}
+}
+
+// New's doc: a nil option is an invalid option, ErrInvalidConfig wrapping
+// config.ErrInvalidOption, naming its position.
+func TestNewNilOption(t *testing.T) {
+	for _, opts := range [][]timingwheel.Option{{nil}, {timingwheel.WithOverflow(), nil}} {
+		_, err := timingwheel.New[int](time.Unix(0, 0), time.Second, opts...)
+		at := fmt.Sprintf("opts[%d]", len(opts)-1)
+		if !errors.Is(err, timingwheel.ErrInvalidConfig) || !errors.Is(err, config.ErrInvalidOption) ||
+			!strings.HasPrefix(err.Error(), "timingwheel: ") || !strings.Contains(err.Error(), at) {
+			t.Errorf("New with a nil option: %v, want ErrInvalidConfig wrapping config.ErrInvalidOption naming %s", err, at)
+		}
 	}
 }
 

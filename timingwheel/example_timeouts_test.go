@@ -19,8 +19,10 @@ type idleTimeouts struct {
 }
 
 func newIdleTimeouts(start time.Time, idle time.Duration) *idleTimeouts {
-	// Millisecond precision is plenty for timeouts of seconds: an expiry
-	// fires at most about 1ms after its deadline, at the first tick past it.
+	// time.Millisecond gives intervals of 2^19 ns (524.288µs), plenty for
+	// timeouts of seconds: an expiry fires at the first tick at or past the
+	// end of its deadline's interval, at most 524.288µs after the deadline
+	// (here, a deadline at 5s fires at the 5.5s tick).
 	w, err := timingwheel.New[int](start, time.Millisecond)
 	if err != nil {
 		panic(err)

@@ -2,6 +2,7 @@ package timingwheel_test
 
 import (
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
@@ -159,4 +160,43 @@ func TestShrinkTwiceAndReschedule(t *testing.T) {
 	if len(got) != 9+50 || got[0] != 195 {
 		t.Fatalf("fired %v", got)
 	}
+}
+
+// TestShrinkAfterFiringBurst: fire 1e6 alarms in one AdvanceClock, then
+// Shrink. The empty wheel must hold about what BytesHeld says: measured as
+// the heap its release frees, which must not exceed BytesHeld by more than
+// a margin far below the 4 MB the burst's due list takes.
+func TestShrinkAfterFiringBurst(t *testing.T) {
+	if checked.On {
+		t.Skip("checked mode's log holds memory of its own")
+	}
+	start := time.Unix(0, 0)
+	w, err := timingwheel.New[int](start, time.Nanosecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1_000_000
+	for i := range n {
+		if _, err := w.Add(start.Add(time.Duration(i)), i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.AdvanceClock(start.Add(n), nil); err != nil {
+		t.Fatal(err)
+	}
+	w.Shrink()
+	held := w.Stats().BytesHeld
+	var m1, m2 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	runtime.KeepAlive(w)
+	w = nil
+	runtime.GC()
+	runtime.ReadMemStats(&m2)
+	freed := int64(m1.HeapAlloc) - int64(m2.HeapAlloc)
+	const margin = 1 << 20
+	if freed > int64(held)+margin {
+		t.Fatalf("the shrunk empty wheel held %d bytes of heap; BytesHeld says %d", freed, held)
+	}
+	t.Logf("the shrunk empty wheel held %d bytes of heap; BytesHeld says %d", freed, held)
 }

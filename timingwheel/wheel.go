@@ -55,6 +55,23 @@
 // Now(), in the current interval) fires at the next Step, at Now(). The
 // M/M/1 example checks a simulation against queueing theory.
 //
+// # Choosing a precision
+//
+// For a simulation, use 1 ns and Step. Step fires each event at its own time
+// whatever the precision (as above), but each call walks every alarm of the
+// earliest interval, so a coarse precision slows it when many alarms share
+// an interval; at 1 ns only alarms at the same time do, and every firing
+// call fires in time order.
+//
+// A coarser precision is faster only when many alarms share an interval and
+// AdvanceClock fires them together (timeouts, periodic work, advancing to
+// NextAlarmFiresAt). The price is the event times: an alarm fires up to one
+// precision after its time, with Now() at the advance's target (the end of
+// its interval or later; Fired.At is still its own time), so a handler that
+// schedules from Now() schedules late, and along a chain of events the
+// delays add up. New rounds the precision down to a power of two ns, and
+// AlarmPrecision reports it.
+//
 // # Guarantees
 //
 // The rules every method's doc refers to (docs/invariants.md has formulas):
@@ -63,11 +80,12 @@
 //     with at < IntervalStart(to), so at < Now(); Step, FirePastAlarms and
 //     AdvanceClockStopAtNextAlarm only alarms with at <= Now().
 //   - Bounded lateness: after every call, every alarm in the wheel has
-//     IntervalStart(at) >= IntervalStart(Now()), so an alarm is late by less
-//     than one precision: AdvanceClock(t) fires it at the latest when t
-//     reaches the interval after the alarm's. The exceptions are the due
-//     alarms not fired yet while a handler runs, and those a panicking
-//     handler left overdue, which fire first at the next firing call.
+//     IntervalStart(at) >= IntervalStart(Now()), so an alarm in the wheel is
+//     late by less than one precision: AdvanceClock(t) fires it at the latest
+//     when t reaches the interval after the alarm's, at most one precision
+//     after its time. The exceptions are the due alarms not fired yet while
+//     a handler runs, and those a panicking handler left overdue, which fire
+//     first at the next firing call.
 //   - Nothing lost, nothing twice: every alarm added is, exactly once, fired,
 //     removed or cleared, even when a handler panics.
 //   - Order: alarms fire in ascending interval, however large the advance.
@@ -126,6 +144,7 @@ import (
 	"fmt"
 	"iter"
 	"time"
+	"unsafe"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/config"
@@ -203,7 +222,8 @@ type Wheel[T any] struct {
 // bits (which reach MaxTime) and as alarm precision the largest power of two
 // nanoseconds not above precision, at most 2^61 ns (time.Millisecond gives
 // 2^19 ns = 524.288µs; AlarmPrecision reports it). Errors: ErrInvalidConfig
-// (wrapping config's error) when precision <= 0 or an option is invalid;
+// (wrapping config's error) when precision <= 0 or an option is invalid or
+// nil;
 // ErrTimeOutOfRange when start is before the Unix epoch or after MaxTime.
 func New[T any](start time.Time, precision time.Duration, opts ...Option) (*Wheel[T], error) {
 	cfg, err := config.NewFromDuration(precision, opts...)
@@ -494,7 +514,7 @@ func (w *Wheel[T]) Clear() {
 type Stats struct {
 	Live      int    // alarms in the wheel (Len)
 	Capacity  int    // alarm records allocated (used or free)
-	BytesHeld int    // estimated bytes the wheel holds: records, slots, bitmaps
+	BytesHeld int    // estimated bytes the wheel holds: records, slots and vectors, bitmaps, buffers
 	Levels    []int  // alarms on each level of the config's level bits
 	Overflow  int    // alarms on the overflow levels (config.WithOverflow)
 	Due       int    // alarms waiting to fire: inside a handler, or overdue after a panic
@@ -509,7 +529,7 @@ type Stats struct {
 func (w *Wheel[T]) Stats() Stats {
 	c := w.q.Counts()
 	st := Stats{
-		Live: w.q.Len(), Capacity: w.q.Capacity(), BytesHeld: w.q.BytesHeld(), Due: w.q.DueLen(),
+		Live: w.q.Len(), Capacity: w.q.Capacity(), BytesHeld: int(unsafe.Sizeof(*w)) + w.q.BytesHeld(), Due: w.q.DueLen(),
 		Added: c.Added, Removed: c.Removed, Fired: c.Fired, Cleared: c.Cleared, Moved: c.Moved,
 	}
 	user := w.cfg.LevelBits().Len()
@@ -523,7 +543,8 @@ func (w *Wheel[T]) Stats() Stats {
 	return st
 }
 
-// Shrink releases the alarm records a burst left behind, so that the memory
+// Shrink releases what a burst left behind (alarm records, slot vectors,
+// the due list's buffer, the slots of empty levels), so that the memory
 // held follows the live alarms. Every handle stays valid (AlarmAt, Remove and
 // the rest work on it) and stale ones stay rejected. Cost: O(records).
 func (w *Wheel[T]) Shrink() {

@@ -912,18 +912,29 @@ func (q *Queue[T]) Shrink() {
 	}
 	q.spare = nil
 	q.smallClip()
-	q.dueBuf = slices.Clip(q.dueBuf)
-	q.firing = slices.Clip(q.firing)
+	q.dueBuf, q.duePos = fit(q.dueBuf[q.duePos:]), 0 // a running FireDue reads both afresh
+	q.firing = fit(q.firing)
 	q.scratch = nil
 	if checked.On {
 		q.checkFull("Shrink")
 	}
 }
 
-// BytesHeld estimates the memory the queue holds: records, slots, vectors,
-// bitmaps, buffers and forwarding entries.
+// fit returns s's entries in an array of their size, nil for none; unlike
+// slices.Clip, it lets s's array go, which would stay alive uncounted by
+// BytesHeld (it counts capacities).
+func fit[E any](s []E) []E {
+	if len(s) == 0 {
+		return nil
+	}
+	return slices.Clone(s)
+}
+
+// BytesHeld estimates the memory the queue holds: itself and its levels,
+// records, slots, vectors, spares, bitmaps, small mode's buckets, the due
+// list and the other buffers, and forwarding entries.
 func (q *Queue[T]) BytesHeld() int {
-	n := q.pool.BytesHeld()
+	n := q.pool.BytesHeld() + int(unsafe.Sizeof(*q)) + cap(q.levels)*int(unsafe.Sizeof(level{}))
 	for l := range q.levels {
 		lv := &q.levels[l]
 		n += len(lv.occupied) * 8

@@ -326,13 +326,10 @@ func (q *Queue[T]) smallClip() {
 			continue
 		}
 		q.rcompact(b)
-		r.b[b].e = slices.Clip(r.b[b].e)
+		r.b[b].e = fit(r.b[b].e)
 	}
 	hi := 64 - bits.LeadingZeros64(r.occ)
-	r.b = slices.Clip(r.b[:hi])
-	if hi == 0 {
-		r.b = nil
-	}
+	r.b = fit(r.b[:hi])
 }
 
 // smallBytes returns the bytes the buckets hold.
