@@ -518,13 +518,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		// Every implementation must have fired the same alarms.
 		first := jrows[0]
-		for i := 1; i <= len(jrows); i++ {
-			impl, r := tImpl, first.cmp
-			if i < len(jrows) {
-				impl, r = jrows[i].impl, jrows[i].res
-			} else if !o.compare {
-				break
-			}
+		ran := map[string]workload.Result{}
+		for _, rw := range jrows[1:] {
+			ran[rw.impl] = rw.res
+		}
+		if o.compare {
+			ran[tImpl] = first.cmp
+		}
+		for impl, r := range ran {
 			if r.Checksum != first.res.Checksum || r.Counts != first.res.Counts {
 				return fmt.Errorf("%s N=%d: %s and %s disagree: checksum %d (%s) vs %d (%s)", first.res.Name, first.res.N,
 					first.impl, impl, first.res.Checksum, first.res.Counts, r.Checksum, r.Counts)

@@ -20,10 +20,10 @@ const second = int64(time.Second)
 // AfterFunc of 0 at once, on a goroutine of its own).
 func expDelay(r *SplitMix64, mean float64) int64 { return max(r.ExpSample(mean), 1) }
 
-// drawBound returns how many draws a run needs at most for a count whose
-// mean is x: x plus 8 standard deviations of a Poisson count, plus 64. The
-// models panic, asking for more, if a run ever needs more (a fixed seed
-// never does).
+// drawBound returns how many draws to make for a count whose mean is x: x
+// plus 8 standard deviations of a Poisson count, plus 64, more than a run
+// needs but with a negligible probability. The models panic, asking for
+// more, if a run ever needs more (the fixed seeds do not).
 func drawBound(x float64) int { return int(x+8*math.Sqrt(x)) + 64 }
 
 // precisionName returns the suffix of a row's name: "" at 1 ns, "_P19" for

@@ -233,3 +233,47 @@ func TestRPCTimeoutFraction(t *testing.T) {
 		t.Errorf("a model with a 4.5 s timeout passes: fraction %.5f", ws.timeoutFraction())
 	}
 }
+
+// engineRun runs a tiny simulation on an engine and returns what ran, as
+// "code@time" in order: events 0 and 1 at 10 ns, in that order; 0 cancels
+// 1, which is due at the same instant, and schedules 2 at 11 ns and 3 at
+// 10 + 2^19 ns, in the next interval at 2^19 ns precision, and 4 at 12 ns.
+func engineRun[H any](newSim NewSim[H], precision time.Duration) string {
+	var sim Sim[H]
+	var hs [5]H
+	var ran []string
+	run := func(now int64, code int32) {
+		ran = append(ran, fmt.Sprintf("%d@%d", code, now))
+		if code == 0 {
+			sim.Cancel(hs[1])
+			hs[2] = sim.Schedule(1, 2)
+			hs[3] = sim.Schedule(1<<19, 3)
+			hs[4] = sim.Schedule(2, 4)
+		}
+	}
+	sim = newSim(precision, 5, run)
+	hs[0] = sim.Schedule(10, 0)
+	hs[1] = sim.Schedule(10, 1)
+	sim.Run(1 << 20)
+	return fmt.Sprint(ran, " pending ", sim.Len())
+}
+
+// An event cancelled by another event of the same instant, which runs first,
+// does not run, on any engine (the wheel's Step has already taken it as
+// due, simclock has moved it to its batch); and events run at their own
+// times, in time order, at either precision.
+func TestEnginesSameInstantCancel(t *testing.T) {
+	const want = "[0@10 2@11 4@12 3@524298] pending 0"
+	for _, precision := range []time.Duration{1, time.Millisecond} {
+		for name, got := range map[string]string{
+			"wheel":     engineRun(StepSim, precision),
+			"simclock":  engineRun(ClockSim, precision),
+			"eventheap": engineRun(HeapSim, precision),
+			"list":      engineRun(newListSim, precision),
+		} {
+			if got != want {
+				t.Errorf("%s at %v: ran %s, want %s", name, precision, got, want)
+			}
+		}
+	}
+}
