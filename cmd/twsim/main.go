@@ -281,6 +281,15 @@ func heap4T(b uint) workload.Timers[heaps.Handle4] { return heaps.NewHeap4(b) }
 func simclockC() workload.Clock[simclock.Timer]     { return simclock.New(workload.ClockEpoch) }
 func heapClockC() workload.Clock[*heaps.ClockTimer] { return heaps.NewClock(workload.ClockEpoch) }
 
+// The engines of the simulation workloads besides the wheel's
+// (workload.StepSim).
+func simclockS(precision time.Duration, codes int, run func(int64, int32)) workload.Sim[simclock.Timer] {
+	return workload.ClockSim(simclock.New(workload.ClockEpoch, simclock.WithPrecision(precision)), codes, run)
+}
+func eventHeapS(_ time.Duration, _ int, run func(int64, int32)) workload.Sim[*heaps.Event] {
+	return heaps.NewEventHeap(run)
+}
+
 // runJob runs one job on one implementation.
 // With prealloc, HOLD and HOLD-EXACT give the wheel and heap4 room for
 // their N alarms up front (config.WithCapacity, and heap4's arrays).
@@ -290,9 +299,9 @@ func runJob(impl string, j job, check, prealloc bool) workload.Result {
 		case "wheel":
 			return runSim(workload.StepSim, j, check)
 		case "simclock":
-			return runSim(workload.ClockSim, j, check)
+			return runSim(simclockS, j, check)
 		case "eventheap":
-			return runSim(workload.HeapSim, j, check)
+			return runSim(eventHeapS, j, check)
 		}
 		panic("no engine " + impl + " for " + j.kind)
 	}

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
-	"github.com/gotimingwheel/timingwheel/cmd/twsim/heaps"
-	"github.com/gotimingwheel/timingwheel/simclock"
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
 
@@ -14,7 +12,11 @@ import (
 // pending events with a clock, each event a code of the model's choosing.
 // Every engine runs the events in time order and, at equal times, in the
 // order they were scheduled, each at its exact time in ns, whatever its
-// precision; so every engine runs the very same simulation.
+// precision; so every engine runs the very same simulation. The engines are
+// StepSim (the wheel), ClockSim (a simulated clock such as simclock's) and,
+// in twsim, cmd/twsim/heaps' EventHeap, which has Sim's methods. An engine
+// may also have a method Check() error, which checks its invariants; the
+// workloads call it when asked to check.
 type Sim[H any] interface {
 	// Schedule schedules event code to run d ns (d >= 1) after the time of
 	// the event running (0 before the first) and returns its handle.
@@ -26,13 +28,19 @@ type Sim[H any] interface {
 	Run(end int64)
 	// Len is the number of pending events.
 	Len() int
-	// Check verifies the engine's invariants (nil if it has none).
-	Check() error
+}
+
+// checkSim runs sim's Check method, if it has one.
+func checkSim[H any](sim Sim[H]) error {
+	if c, ok := sim.(interface{ Check() error }); ok {
+		return c.Check()
+	}
+	return nil
 }
 
 // NewSim makes an engine for a model whose event codes are 0..codes-1, with
-// the given precision (the heap ignores it); the engine calls run with each
-// event's time (ns) and code.
+// the given precision (an engine without one ignores it); the engine calls
+// run with each event's time (ns) and code.
 type NewSim[H any] func(precision time.Duration, codes int, run func(now int64, code int32)) Sim[H]
 
 // StepSim is the wheel's engine: a timingwheel.Wheel[int32] holding the
@@ -83,13 +91,22 @@ func (s *stepSim) Run(end int64) {
 func (s *stepSim) Len() int     { return s.w.Len() }
 func (s *stepSim) Check() error { return s.w.Invariant() }
 
-// ClockSim is simclock's engine: each event is an AfterFunc callback (one
-// made per code before the run), which reads its time with Now(); Stop
-// cancels. The loop reads the next event's time with Next and runs that
-// instant's callbacks with Step.
-func ClockSim(precision time.Duration, codes int, run func(int64, int32)) Sim[simclock.Timer] {
-	c := simclock.New(time.Unix(0, 0), simclock.WithPrecision(precision))
-	s := &clockSim{c: c, fs: make([]func(), codes)}
+// SimClock is the part of a simulated clock that ClockSim uses:
+// *simclock.Clock has it, with T = simclock.Timer.
+type SimClock[T interface{ Stop() bool }] interface {
+	AfterFunc(d time.Duration, f func()) T
+	Now() time.Time
+	Next() (time.Time, bool)
+	Step() bool
+	Len() int
+}
+
+// ClockSim is a simulated clock's engine, c reading the Unix epoch: each
+// event is an AfterFunc callback (one made per code, here), which reads its
+// time with Now(); Stop cancels. The loop reads the next event's time with
+// Next and runs that instant's callbacks with Step.
+func ClockSim[T interface{ Stop() bool }](c SimClock[T], codes int, run func(int64, int32)) Sim[T] {
+	s := &clockSim[T]{c: c, fs: make([]func(), codes)}
 	for i := range s.fs {
 		code := int32(i)
 		s.fs[i] = func() { run(c.Now().UnixNano(), code) }
@@ -97,22 +114,22 @@ func ClockSim(precision time.Duration, codes int, run func(int64, int32)) Sim[si
 	return s
 }
 
-type clockSim struct {
-	c  *simclock.Clock
+type clockSim[T interface{ Stop() bool }] struct {
+	c  SimClock[T]
 	fs []func() // the callback of each code
 }
 
-func (s *clockSim) Schedule(d int64, code int32) simclock.Timer {
+func (s *clockSim[T]) Schedule(d int64, code int32) T {
 	return s.c.AfterFunc(time.Duration(d), s.fs[code])
 }
 
-func (s *clockSim) Cancel(t simclock.Timer) {
+func (s *clockSim[T]) Cancel(t T) {
 	if !t.Stop() {
 		panic("clock sim: Stop found the timer already fired or stopped")
 	}
 }
 
-func (s *clockSim) Run(end int64) {
+func (s *clockSim[T]) Run(end int64) {
 	e := time.Unix(0, end)
 	for {
 		t, ok := s.c.Next()
@@ -123,28 +140,7 @@ func (s *clockSim) Run(end int64) {
 	}
 }
 
-func (s *clockSim) Len() int     { return s.c.Len() }
-func (s *clockSim) Check() error { return nil }
-
-// HeapSim is the baseline engine: heaps.EventHeap, the container/heap event
-// list a Go author writes by hand. It has no precision: every event is at
-// its exact time.
-func HeapSim(_ time.Duration, _ int, run func(int64, int32)) Sim[*heaps.Event] {
-	s := &heapSim{}
-	s.run = func(e *heaps.Event) { run(e.At, e.Code) }
-	return s
-}
-
-type heapSim struct {
-	q   heaps.EventHeap
-	run func(*heaps.Event)
-}
-
-func (s *heapSim) Schedule(d int64, code int32) *heaps.Event { return s.q.Schedule(d, code) }
-func (s *heapSim) Cancel(e *heaps.Event)                     { s.q.Cancel(e) }
-func (s *heapSim) Run(end int64)                             { s.q.Run(end, s.run) }
-func (s *heapSim) Len() int                                  { return s.q.Len() }
-func (s *heapSim) Check() error                              { return nil }
+func (s *clockSim[T]) Len() int { return s.c.Len() }
 
 // trace is what every simulation workload keeps of the events it runs: the
 // count and the order checksum (FNV-1a, two 64-bit words per event: its

@@ -50,7 +50,7 @@ func simulate[H any](res *Result, mk func() Sim[H], tr *trace, fill func(), warm
 	sim.Run(warm)
 	res.BytesPerAlarm = perAlarm(m0, heapAfterGC(), sim.Len())
 	if check {
-		if res.Err = sim.Check(); res.Err != nil {
+		if res.Err = checkSim(sim); res.Err != nil {
 			return 0
 		}
 	}
@@ -62,7 +62,7 @@ func simulate[H any](res *Result, mk func() Sim[H], tr *trace, fill func(), warm
 	for k := int64(1); k <= 16; k++ {
 		sim.Run(warm + (end-warm)*k/16)
 		if check {
-			if res.Err = sim.Check(); res.Err != nil {
+			if res.Err = checkSim(sim); res.Err != nil {
 				break
 			}
 		}

@@ -5,7 +5,18 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/gotimingwheel/timingwheel/cmd/twsim/heaps"
+	"github.com/gotimingwheel/timingwheel/simclock"
 )
+
+// The engines twsim measures besides the wheel's, as it makes them.
+func simclockSim(precision time.Duration, codes int, run func(int64, int32)) Sim[simclock.Timer] {
+	return ClockSim(simclock.New(ClockEpoch, simclock.WithPrecision(precision)), codes, run)
+}
+func heapSim(_ time.Duration, _ int, run func(int64, int32)) Sim[*heaps.Event] {
+	return heaps.NewEventHeap(run)
+}
 
 // listSim is a reference engine for the tests: a plain list of pending
 // events searched for the least (time, scheduling number) at every step,
@@ -115,14 +126,14 @@ func TestSimEnginesAgree(t *testing.T) {
 					p = mm10
 				}
 				r1, _ := runMMC(StepSim, p, precision, true)
-				r2, _ := runMMC(ClockSim, p, precision, true)
-				r3, _ := runMMC(HeapSim, p, precision, true)
+				r2, _ := runMMC(simclockSim, p, precision, true)
+				r3, _ := runMMC(heapSim, p, precision, true)
 				r4, _ := runMMC(newListSim, p, precision, true)
 				rs = []Result{r1, r2, r3, r4}
 			case "RPC":
 				r1, st := runRPC(StepSim, rpc, precision, true)
-				r2, _ := runRPC(ClockSim, rpc, precision, true)
-				r3, _ := runRPC(HeapSim, rpc, precision, true)
+				r2, _ := runRPC(simclockSim, rpc, precision, true)
+				r3, _ := runRPC(heapSim, rpc, precision, true)
 				r4, _ := runRPC(newListSim, rpc, precision, true)
 				rs = []Result{r1, r2, r3, r4}
 				if st.timeouts == 0 || st.replies == 0 {
@@ -168,7 +179,7 @@ func TestMMCMatchesTheory(t *testing.T) {
 	} {
 		p := c.p
 		p.warm, p.end = 0, c.end
-		_, st := runMMC(HeapSim, p, 1, false)
+		_, st := runMMC(heapSim, p, 1, false)
 		within := func(st mmcStats, mu float64) (bool, string) {
 			wq, l := st.meanWait(), st.meanInSystem()
 			twq, tl := erlangC(p.c, p.lambda, mu)
@@ -193,7 +204,7 @@ func TestMMCMatchesTheory(t *testing.T) {
 		wrong := p
 		wrong.mu *= 1.1
 		wrong.end /= 4
-		_, ws := runMMC(HeapSim, wrong, 1, false)
+		_, ws := runMMC(heapSim, wrong, 1, false)
 		if ok, msg := within(ws, p.mu); ok {
 			t.Errorf("%s: a model serving 10%% too fast passes: %s", p.name, msg)
 		}
@@ -215,7 +226,7 @@ func TestRPCTimeoutFraction(t *testing.T) {
 	p := rpcDefault
 	p.conns, p.warm, p.end = 1000, 0, 2000*second
 	theory := func(p rpcParams) float64 { return math.Exp(-float64(p.timeout) / p.replyMean) }
-	_, st := runRPC(HeapSim, p, 1, false)
+	_, st := runRPC(heapSim, p, 1, false)
 	got := st.timeoutFraction()
 	t.Logf("%d settled requests, %d timed out: %.5f (theory %.5f)", st.settled, st.settledTimeouts, got, theory(p))
 	if want := theory(p); math.Abs(got-want) > 0.03*want {
@@ -229,7 +240,7 @@ func TestRPCTimeoutFraction(t *testing.T) {
 	wrong := p
 	wrong.timeout = 4_500_000_000
 	wrong.end /= 4
-	if _, ws := runRPC(HeapSim, wrong, 1, false); math.Abs(ws.timeoutFraction()-theory(p)) <= 0.03*theory(p) {
+	if _, ws := runRPC(heapSim, wrong, 1, false); math.Abs(ws.timeoutFraction()-theory(p)) <= 0.03*theory(p) {
 		t.Errorf("a model with a 4.5 s timeout passes: fraction %.5f", ws.timeoutFraction())
 	}
 }
@@ -267,8 +278,8 @@ func TestEnginesSameInstantCancel(t *testing.T) {
 	for _, precision := range []time.Duration{1, time.Millisecond} {
 		for name, got := range map[string]string{
 			"wheel":     engineRun(StepSim, precision),
-			"simclock":  engineRun(ClockSim, precision),
-			"eventheap": engineRun(HeapSim, precision),
+			"simclock":  engineRun(simclockSim, precision),
+			"eventheap": engineRun(heapSim, precision),
 			"list":      engineRun(newListSim, precision),
 		} {
 			if got != want {
