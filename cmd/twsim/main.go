@@ -2,31 +2,40 @@
 // the timing wheel and on the heap baselines, and prints a table plus the
 // result lines ("WORKLOAD N ns_per_op checksum") and the "#" count lines.
 // Its clock workloads (CLOCK-NEW, CLOCK-STEP, this project's additions) run
-// simclock against a container/heap clock in the same way.
+// simclock against a container/heap clock in the same way, and its
+// simulation workloads (MM1, MM10, RPC, also this project's) run a
+// discrete-event simulation on the wheel's Step loop and on simclock against
+// the container/heap event list a Go author writes by hand.
 //
 // With no flags it runs every workload at a quick size (HOLD and HOLD-EXACT
-// at N = 1000 and 100000; TIMEOUT, TIMEOUT-1M, SPARSE, SPARSE_P10 and MEM at
-// their only size; CLOCK-NEW and CLOCK-STEP at N = 1000), each on the wheel
-// (simclock) and on the 4-ary heap (the heap clock) for comparison:
+// at N = 1000 and 100000; TIMEOUT, TIMEOUT-1M, SPARSE, SPARSE_P10, MEM and
+// the simulations at their only size; CLOCK-NEW and CLOCK-STEP at N = 1000),
+// each on the wheel and, for comparison, on the 4-ary heap (the clock
+// workloads: simclock and the heap clock; the simulations: the wheel's Step
+// loop and simclock, and the event heap):
 //
 //	go run ./cmd/twsim
 //	go run ./cmd/twsim -workload hold -n 1000000 -reps 5
 //	go run ./cmd/twsim -workload all -n 1000,100000,1000000
 //	go run ./cmd/twsim -workload clock-new,clock-step -reps 3
+//	go run ./cmd/twsim -workload mm1,mm10,rpc -clock thread -reps 3
 //	go run ./cmd/twsim -impl heap2 -workload timeout
 //	go run ./cmd/twsim -workload hold-exact -n 1000000 -cpuprofile cpu.out
 //	go run ./cmd/twsim -workload hold -n 1e7 -isolate
 //
 // Flags:
 //
-//	-workload hold|hold-exact|timeout|timeout-1m|sparse|mem|clock-new|clock-step|all
-//	          (default all; a comma-separated list allowed)
+//	-workload hold|hold-exact|timeout|timeout-1m|sparse|mem|clock-new|clock-step|mm1|mm10|rpc|all
+//	          (default all; a comma-separated list allowed; mm1, mm10 and rpc
+//	          each run at 1 ns and at 2^19 ns, the _P19 rows)
 //	-n        sizes for hold, hold-exact, clock-new and clock-step
 //	          (comma-separated), and N for mem
 //	-impl     wheel|heap2|heap4: the implementation measured (default wheel;
-//	          the clock workloads always measure simclock)
-//	-compare  also run heap4 (the heap clock, on the clock workloads) on each
-//	          workload, interleaved, for the ratio column
+//	          the clock workloads always measure simclock, the simulations
+//	          the wheel and simclock, each on a row of its own)
+//	-compare  also run heap4 (the heap clock on the clock workloads, the
+//	          event heap on the simulations) on each workload, interleaved,
+//	          for the ratio column
 //	-reps     repetitions of each run; the medians are reported
 //	-isolate  run each repetition of each implementation on each row in a
 //	          child process of its own, so that the peak RSS column is that
@@ -35,8 +44,9 @@
 //	          and heap4 room for the row's N alarms up front
 //	-clock    wall (default, as docs/workloads.md) or thread (the thread's CPU
 //	          time: steadier on a busy machine, for A/B comparisons)
-//	-check    check the invariants during the runs (the clock workloads: that
-//	          each callback runs at its time, in order; slow; timings meaningless)
+//	-check    check the invariants during the runs (the clock workloads and
+//	          the simulations: that each callback or event runs at its time,
+//	          in order; slow; timings meaningless)
 //	-cpuprofile, -memprofile  write pprof profiles (the comparison runs are
 //	          then off unless -compare is given explicitly); the CPU samples
 //	          of the timed regions carry the label timed=WORKLOAD, so
@@ -109,7 +119,7 @@ type options struct {
 	child      string // -job: run this one job once and print it as JSON (for -isolate)
 }
 
-var allWorkloads = []string{"hold", "hold-exact", "timeout", "timeout-1m", "sparse", "mem", "clock-new", "clock-step"}
+var allWorkloads = []string{"hold", "hold-exact", "timeout", "timeout-1m", "sparse", "mem", "clock-new", "clock-step", "mm1", "mm10", "rpc"}
 
 var (
 	quickSizes      = []int{1000, 100000}
@@ -121,10 +131,10 @@ var (
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("twsim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	wl := fs.String("workload", "all", "hold|hold-exact|timeout|timeout-1m|sparse|mem|clock-new|clock-step|all (comma-separated list allowed)")
+	wl := fs.String("workload", "all", "hold|hold-exact|timeout|timeout-1m|sparse|mem|clock-new|clock-step|mm1|mm10|rpc|all (comma-separated list allowed)")
 	ns := fs.String("n", "", "sizes for hold and hold-exact, comma-separated (default 1000,100000), for clock-new and clock-step (default 100,1000,10000,100000, or 1000 within all), and N for mem (default 1000000; with several sizes, the largest)")
 	impl := fs.String("impl", "wheel", "implementation: wheel|heap2|heap4")
-	compare := fs.Bool("compare", true, "also run heap4 on each workload (interleaved) for the ratio column")
+	compare := fs.Bool("compare", true, "also run heap4 (the heap clock, the event heap) on each workload (interleaved) for the ratio column")
 	reps := fs.Int("reps", 1, "repetitions of each run, interleaved with the comparison runs; medians are reported")
 	check := fs.Bool("check", false, "check invariants during the runs (slow: timings are meaningless)")
 	clock := fs.String("clock", "wall", "wall: the monotonic clock (docs/workloads.md); thread: this thread's CPU time, steadier on a busy machine (for A/B runs)")
@@ -211,21 +221,32 @@ func parseSize(s string) (int, error) {
 
 // job is one result line's worth of work: a workload at one size.
 type job struct {
-	kind string // hold, hold-exact, timeout, timeout-1m, sparse, sparse-p10, sparse-packed, mem, clock-new, clock-step
+	kind string // hold, hold-exact, timeout, timeout-1m, sparse, sparse-p10, sparse-packed, mem, clock-new, clock-step, mm1, mm1-p19, mm10, mm10-p19, rpc, rpc-p19
 	n    int
 }
+
+// simKinds are the kinds of the simulation workloads, each also run at
+// 2^19 ns precision as KIND-p19.
+var simKinds = []string{"mm1", "mm10", "rpc"}
 
 // isClock reports whether j is a clock workload (simclock against the heap
 // clock).
 func (j job) isClock() bool { return strings.HasPrefix(j.kind, "clock-") }
 
-// impls returns the implementation a job measures and the one it is
-// compared with.
-func (j job) impls(impl string) (mine, theirs string) {
-	if j.isClock() {
-		return "simclock", "heapclock"
+// isSim reports whether j is a simulation workload (the wheel's Step loop
+// and simclock against the container/heap event list).
+func (j job) isSim() bool { return slices.Contains(simKinds, strings.TrimSuffix(j.kind, "-p19")) }
+
+// impls returns the implementations a job measures, each with a row of its
+// own, and the one they are compared with.
+func (j job) impls(impl string) (mine []string, theirs string) {
+	switch {
+	case j.isClock():
+		return []string{"simclock"}, "heapclock"
+	case j.isSim():
+		return []string{"wheel", "simclock"}, "eventheap"
 	}
-	return impl, "heap4"
+	return []string{impl}, "heap4"
 }
 
 func jobs(o options) []job {
@@ -238,6 +259,8 @@ func jobs(o options) []job {
 			}
 		case "sparse":
 			js = append(js, job{"sparse", 10000}, job{"sparse-p10", 10000}, job{"sparse-packed", 10000})
+		case "mm1", "mm10", "rpc":
+			js = append(js, job{w, 0}, job{w + "-p19", 0})
 		case "mem":
 			js = append(js, job{"mem", o.memN})
 		case "clock-new", "clock-step":
@@ -258,10 +281,30 @@ func heap4T(b uint) workload.Timers[heaps.Handle4] { return heaps.NewHeap4(b) }
 func simclockC() workload.Clock[simclock.Timer]     { return simclock.New(workload.ClockEpoch) }
 func heapClockC() workload.Clock[*heaps.ClockTimer] { return heaps.NewClock(workload.ClockEpoch) }
 
+// The engines of the simulation workloads besides the wheel's
+// (workload.StepSim).
+func simclockS(precision time.Duration, codes int, run func(int64, int32)) workload.Sim[simclock.Timer] {
+	return workload.ClockSim(simclock.New(workload.ClockEpoch, simclock.WithPrecision(precision)), codes, run)
+}
+func eventHeapS(_ time.Duration, _ int, run func(int64, int32)) workload.Sim[*heaps.Event] {
+	return heaps.NewEventHeap(run)
+}
+
 // runJob runs one job on one implementation.
 // With prealloc, HOLD and HOLD-EXACT give the wheel and heap4 room for
 // their N alarms up front (config.WithCapacity, and heap4's arrays).
 func runJob(impl string, j job, check, prealloc bool) workload.Result {
+	if j.isSim() {
+		switch impl {
+		case "wheel":
+			return runSim(workload.StepSim, j, check)
+		case "simclock":
+			return runSim(simclockS, j, check)
+		case "eventheap":
+			return runSim(eventHeapS, j, check)
+		}
+		panic("no engine " + impl + " for " + j.kind)
+	}
 	n := 0
 	if prealloc && (j.kind == "hold" || j.kind == "hold-exact") {
 		n = j.n
@@ -318,10 +361,29 @@ func runClock[T any](newC func() workload.Clock[T], j job, check bool) workload.
 	panic("unknown clock job " + j.kind)
 }
 
+// runSim runs a simulation job on an engine: at 1 ns, or at the precision
+// time.Millisecond gives (2^19 ns) for the -p19 kinds.
+func runSim[H any](newSim workload.NewSim[H], j job, check bool) workload.Result {
+	precision := time.Nanosecond
+	if strings.HasSuffix(j.kind, "-p19") {
+		precision = time.Millisecond
+	}
+	switch strings.TrimSuffix(j.kind, "-p19") {
+	case "mm1":
+		return workload.MM1(newSim, precision, check)
+	case "mm10":
+		return workload.MM10(newSim, precision, check)
+	case "rpc":
+		return workload.RPC(newSim, precision, check)
+	}
+	panic("unknown simulation job " + j.kind)
+}
+
 // row is a job's outcome: the median of the measured implementation's
 // repetitions, and of the comparison's.
 type row struct {
 	job    job
+	impl   string          // the measured implementation
 	res    workload.Result // measured implementation; NsPerOp is the median
 	cmp    workload.Result // heap4, when compared
 	has    bool            // cmp is set
@@ -406,55 +468,79 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var rows []row
 	var failed error
 	for _, j := range jobs(o) {
-		var mine, theirs []workload.Result
-		rw := row{job: j, reps: o.reps, has: o.compare}
-		mImpl, tImpl := j.impls(o.impl)
-		for k := 0; k < o.reps; k++ { // interleaved: mine, heap4, mine, heap4, ...
+		mImpls, tImpl := j.impls(o.impl)
+		// once runs an implementation once: in process, or with -isolate in
+		// a child process, which also gives its peak RSS.
+		once := func(impl string, check bool) (workload.Result, int64, error) {
 			if o.isolate {
-				r, rss, err := runIsolated(o, j, mImpl, o.check, stderr)
+				return runIsolated(o, j, impl, check, stderr)
+			}
+			return runJob(impl, j, check, o.prealloc), 0, nil
+		}
+		mine := make([][]workload.Result, len(mImpls))
+		rss := make([]int64, len(mImpls))
+		var theirs []workload.Result
+		var cmpRSS int64
+		for k := 0; k < o.reps; k++ { // interleaved: mine, heap4, mine, heap4, ...
+			for i, impl := range mImpls {
+				r, m, err := once(impl, o.check)
 				if err != nil {
 					return err
 				}
-				mine, rw.rss = append(mine, r), max(rw.rss, rss)
-				if o.compare {
-					if r, rss, err = runIsolated(o, j, tImpl, false, stderr); err != nil {
-						return err
-					}
-					theirs, rw.cmpRSS = append(theirs, r), max(rw.cmpRSS, rss)
-				}
-				continue
+				mine[i], rss[i] = append(mine[i], r), max(rss[i], m)
 			}
-			mine = append(mine, runJob(mImpl, j, o.check, o.prealloc))
 			if o.compare {
-				theirs = append(theirs, runJob(tImpl, j, false, o.prealloc))
+				r, m, err := once(tImpl, false)
+				if err != nil {
+					return err
+				}
+				theirs, cmpRSS = append(theirs, r), max(cmpRSS, m)
 			}
 		}
-		if !o.isolate {
-			rw.rss, _ = peakRSS()
-		}
-		if rw.res, err = median(mine); err != nil {
-			return err
-		}
-		if o.compare {
-			if rw.cmp, err = median(theirs); err != nil {
+		var jrows []row
+		for i, impl := range mImpls {
+			rw := row{job: j, impl: impl, reps: o.reps, has: o.compare, rss: rss[i], cmpRSS: cmpRSS}
+			if !o.isolate {
+				rw.rss, _ = peakRSS()
+			}
+			if rw.res, err = median(mine[i]); err != nil {
 				return err
 			}
-		}
-		printLines(stdout, rw)
-		for _, r := range append(mine, theirs...) {
-			if r.Err != nil && failed == nil {
-				what := "invariant check"
-				if j.isClock() {
-					what = "check"
+			if o.compare {
+				if rw.cmp, err = median(theirs); err != nil {
+					return err
 				}
-				failed = fmt.Errorf("%s N=%d: %s failed: %w", r.Name, r.N, what, r.Err)
+			}
+			jrows = append(jrows, rw)
+		}
+		printLines(stdout, jrows)
+		for _, rs := range append(mine, theirs) {
+			for _, r := range rs {
+				if r.Err != nil && failed == nil {
+					what := "invariant check"
+					if j.isClock() || j.isSim() {
+						what = "check"
+					}
+					failed = fmt.Errorf("%s N=%d: %s failed: %w", r.Name, r.N, what, r.Err)
+				}
 			}
 		}
-		if o.compare && (rw.cmp.Checksum != rw.res.Checksum || rw.cmp.Counts != rw.res.Counts) {
-			return fmt.Errorf("%s N=%d: %s and %s disagree: checksum %d (%s) vs %d (%s)", rw.res.Name, rw.res.N,
-				mImpl, tImpl, rw.res.Checksum, rw.res.Counts, rw.cmp.Checksum, rw.cmp.Counts)
+		// Every implementation must have fired the same alarms.
+		first := jrows[0]
+		ran := map[string]workload.Result{}
+		for _, rw := range jrows[1:] {
+			ran[rw.impl] = rw.res
 		}
-		rows = append(rows, rw)
+		if o.compare {
+			ran[tImpl] = first.cmp
+		}
+		for impl, r := range ran {
+			if r.Checksum != first.res.Checksum || r.Counts != first.res.Counts {
+				return fmt.Errorf("%s N=%d: %s and %s disagree: checksum %d (%s) vs %d (%s)", first.res.Name, first.res.N,
+					first.impl, impl, first.res.Checksum, first.res.Counts, r.Checksum, r.Counts)
+			}
+		}
+		rows = append(rows, jrows...)
 	}
 	fmt.Fprintln(stdout)
 	printTable(stdout, o.impl, rows, o.isolate && o.compare)
@@ -473,23 +559,29 @@ func run(args []string, stdout, stderr io.Writer) error {
 }
 
 // printLines prints a job's result line and "#" lines as docs/workloads.md
-// specifies them, then the comparison's as a comment. SPARSE_PACKED is not a
-// workload of docs/workloads.md, so its result line is a comment too.
-func printLines(w io.Writer, rw row) {
-	line := rw.res.Line()
-	if rw.job.kind == "sparse-packed" {
+// specifies them, then, as comments, the result lines of the job's other
+// measured implementations (simclock, on the simulation workloads) and of
+// the comparison. SPARSE_PACKED is not a workload of docs/workloads.md, so
+// its result line is a comment too.
+func printLines(w io.Writer, rows []row) {
+	first := rows[0]
+	line := first.res.Line()
+	if first.job.kind == "sparse-packed" {
 		line = "# " + line
 	}
 	fmt.Fprintln(w, line)
-	for _, c := range rw.res.Comments {
+	for _, c := range first.res.Comments {
 		fmt.Fprintln(w, c)
 	}
-	if rw.has {
-		_, other := rw.job.impls("")
-		fmt.Fprintf(w, "# %s: %s\n", other, rw.cmp.Line())
-		if rw.job.isClock() { // the table has no column for these
+	for _, rw := range rows[1:] {
+		fmt.Fprintf(w, "# %s: %s\n", rw.impl, rw.res.Line())
+	}
+	if first.has {
+		_, other := first.job.impls("")
+		fmt.Fprintf(w, "# %s: %s\n", other, first.cmp.Line())
+		if first.job.isClock() || first.job.isSim() { // the table has no column for these
 			fmt.Fprintf(w, "# %s: %s N=%d bytes_per_alarm=%.1f allocs_per_op=%.4f\n",
-				other, rw.cmp.Name, rw.cmp.N, rw.cmp.BytesPerAlarm, rw.cmp.AllocsPerOp)
+				other, first.cmp.Name, first.cmp.N, first.cmp.BytesPerAlarm, first.cmp.AllocsPerOp)
 		}
 	}
 }
@@ -541,7 +633,11 @@ func printTable(w io.Writer, impl string, rows []row, cmpRSS bool) {
 				extra = mib(rw.cmpRSS) + "\t"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s%s\t\n", r.Name, r.N, nsop, allocs, bpa, mib(rw.rss), r.Checksum, cmpNs, extra, ratio)
+		name := r.Name
+		if rw.job.isSim() && rw.impl != "wheel" {
+			name += " " + rw.impl
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s%s\t\n", name, r.N, nsop, allocs, bpa, mib(rw.rss), r.Checksum, cmpNs, extra, ratio)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "# ratio = heap4 / %s (higher is better for %s); MEM: bytes per alarm instead of ns/op.\n", impl, impl)
@@ -550,6 +646,10 @@ func printTable(w io.Writer, impl string, rows []row, cmpRSS bool) {
 	if slices.ContainsFunc(rows, func(rw row) bool { return rw.job.isClock() }) {
 		fmt.Fprintf(w, "# CLOCK-NEW, CLOCK-STEP: simclock in the %s column, the container/heap clock in the heap4 columns; ratio = heap clock / simclock.\n", impl)
 		fmt.Fprintln(w, "#   CLOCK-NEW: ns per timer (new clock, schedule, fire); CLOCK-STEP: ns per Step; bytes/alarm: live heap per pending timer.")
+	}
+	if slices.ContainsFunc(rows, func(rw row) bool { return rw.job.isSim() }) {
+		fmt.Fprintf(w, "# MM1, MM10, RPC: the wheel's Step loop in the %s column (simclock on the rows so marked), the container/heap event list in the heap4 columns; ratio = event heap / engine.\n", impl)
+		fmt.Fprintln(w, "#   _P19: at the precision time.Millisecond gives (2^19 ns). ns/op: per event; bytes/alarm: live heap per pending event after the warm-up.")
 	}
 	if cmpRSS {
 		fmt.Fprintln(w, "# peak RSS MiB: the largest VmHWM of the row's child processes (-isolate), one per repetition and implementation.")
@@ -573,8 +673,9 @@ func runChild(o options, stdout io.Writer) error {
 		return fmt.Errorf("-job %q: want KIND:N:IMPL", o.child)
 	}
 	n, err := strconv.Atoi(f[1])
-	if err != nil || !slices.Contains(append(slices.Clone(allWorkloads), "sparse-p10", "sparse-packed"), f[0]) ||
-		!slices.Contains([]string{"wheel", "heap2", "heap4", "simclock", "heapclock"}, f[2]) {
+	kinds := append(slices.Clone(allWorkloads), "sparse-p10", "sparse-packed", "mm1-p19", "mm10-p19", "rpc-p19")
+	if err != nil || !slices.Contains(kinds, f[0]) ||
+		!slices.Contains([]string{"wheel", "heap2", "heap4", "simclock", "heapclock", "eventheap"}, f[2]) {
 		return fmt.Errorf("-job %q: want KIND:N:IMPL with a known kind and implementation", o.child)
 	}
 	r := runJob(f[2], job{f[0], n}, o.check, o.prealloc)

@@ -35,7 +35,8 @@ func TestParseFlags(t *testing.T) {
 	for _, j := range jobs(o) {
 		kinds = append(kinds, j.kind)
 	}
-	want := "hold hold hold-exact hold-exact timeout timeout-1m sparse sparse-p10 sparse-packed mem clock-new clock-step"
+	want := "hold hold hold-exact hold-exact timeout timeout-1m sparse sparse-p10 sparse-packed mem clock-new clock-step" +
+		" mm1 mm1-p19 mm10 mm10-p19 rpc rpc-p19"
 	if got := strings.Join(kinds, " "); got != want {
 		t.Fatalf("default jobs %q, want %q", got, want)
 	}
@@ -168,6 +169,50 @@ func TestRunClock(t *testing.T) {
 	} {
 		if !regexp.MustCompile(re).MatchString(s) {
 			t.Errorf("output lacks %s:\n%s", re, s)
+		}
+	}
+}
+
+// The simulation workloads print their result lines, simclock's and the
+// event heap's as comments, and two rows per model and precision, the
+// wheel's and simclock's; the three engines agree (run checks that), at 1 ns
+// and at 2^19 ns alike (the same checksum), and with -check every event
+// runs at its own time, in order.
+func TestRunSim(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates about 3.5 million events on each of three engines")
+	}
+	var out, errOut bytes.Buffer
+	if err := run([]string{"-workload", "mm1,rpc", "-check"}, &out, &errOut); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	s := out.String()
+	for _, re := range []string{
+		`(?m)^MM1 1 [0-9]+\.[0-9] [0-9]+$`,
+		`(?m)^# MM1 N=1 events=[0-9]+ timed_events=[0-9]+ arrivals=[0-9]+ started=[0-9]+ served=[0-9]+ wait_ns=[0-9]+ sojourn_ns=[0-9]+ area_ns=[0-9]+ last_ns=[0-9]+ max_queue=[0-9]+ pending_end=[12]$`,
+		`(?m)^# MM1 N=1 mean_wait_s=[0-9.]+ \(theory 9\.000\) mean_in_system=[0-9.]+ \(theory 9\.000\)$`,
+		`(?m)^# simclock: MM1 1 [0-9]+\.[0-9] [0-9]+$`,
+		`(?m)^# eventheap: MM1 1 [0-9]+\.[0-9] [0-9]+$`,
+		`(?m)^# eventheap: MM1 N=1 bytes_per_alarm=[0-9.]+ allocs_per_op=1\.0000$`,
+		`(?m)^MM1_P19 1 `,
+		`(?m)^RPC 20000 [0-9]+\.[0-9] [0-9]+$`,
+		`(?m)^# RPC N=20000 events=[0-9]+ timed_events=[0-9]+ requests=[0-9]+ replies=[0-9]+ timeouts=[0-9]+ latency_ns=[0-9]+ settled=[0-9]+ settled_timeouts=[0-9]+ pending_end=40000$`,
+		`(?m)^# RPC N=20000 timeout_fraction=0\.0[12][0-9]+ \(theory 0\.01999\)$`,
+		`(?m)^RPC_P19 20000 `,
+		`(?m)^\s+MM1\s+1\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+\S+\s+[0-9]+\s+[0-9.]+\s+[0-9.]+$`,
+		`(?m)^\s+MM1 simclock\s+1\s`,
+		`(?m)^\s+MM1_P19 simclock\s+1\s`,
+		`(?m)^\s+RPC simclock\s+20000\s`,
+		`(?m)^# MM1, MM10, RPC: the wheel's Step loop in the wheel column`,
+	} {
+		if !regexp.MustCompile(re).MatchString(s) {
+			t.Errorf("output lacks %s:\n%s", re, s)
+		}
+	}
+	for _, m := range []string{"MM1", "RPC"} {
+		cs := regexp.MustCompile(`(?m)^`+m+`(?:_P19)? [0-9]+ \S+ ([0-9]+)$`).FindAllStringSubmatch(s, -1)
+		if len(cs) != 2 || cs[0][1] != cs[1][1] {
+			t.Errorf("%s checksums at 1 ns and 2^19 ns: %v", m, cs)
 		}
 	}
 }

@@ -1,8 +1,10 @@
 // Package heaps holds the two baselines the workloads compare the wheel with,
 // both with the wheel's semantics: alarms keyed by interval number (at >> b),
-// fired in (interval, insertion) order, removable by handle; and Clock, the
-// container/heap clock the clock workloads compare simclock with. It serves
-// twsim and the bench module; it is no part of the library's API.
+// fired in (interval, insertion) order, removable by handle; Clock, the
+// container/heap clock the clock workloads compare simclock with; and
+// EventHeap, the container/heap event list the simulation workloads compare
+// the wheel's Step loop and simclock with. It serves twsim and the bench
+// module; it is no part of the library's API.
 package heaps
 
 import (

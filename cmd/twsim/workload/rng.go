@@ -3,8 +3,10 @@
 // checksum and result lines), generic over the timer implementation, so that
 // the wheel and the heap baselines run the very same operations; and the
 // clock workloads (CLOCK-NEW, CLOCK-STEP, defined there as this project's
-// additions), generic over the simulated clock. It serves twsim and the
-// bench module; it is no part of the library's API.
+// additions), generic over the simulated clock; and the simulation
+// workloads (MM1, MM10, RPC, this project's additions too), generic over
+// the event engine (Sim). It serves twsim and the bench module; it is no
+// part of the library's API.
 package workload
 
 import "math"
