@@ -599,14 +599,21 @@ var rowTests = map[string]func(t *testing.T){
 	"quartz-timer-reset":    TestQuartzTimerResetTags,
 	"quartz-ticker-tags":    TestQuartzTickerTags,
 	"reentrant-panics": func(t *testing.T) {
-		c := simclock.New(t1)
-		c.AfterFunc(time.Second, func() { c.Advance(time.Second) })
-		defer func() {
-			if err, _ := recover().(error); !errors.Is(err, simclock.ErrReentrant) {
-				t.Fatalf("panic %v, want ErrReentrant", err)
-			}
-		}()
-		c.Advance(time.Second)
+		for name, reenter := range map[string]func(c *simclock.Clock){
+			"drive": func(c *simclock.Clock) { c.Advance(time.Second) },
+			"wait":  func(c *simclock.Clock) { c.AdvanceAsync(time.Second).MustWait(context.Background()) },
+		} {
+			func() {
+				c := simclock.New(t1)
+				c.AfterFunc(time.Second, func() { reenter(c) })
+				defer func() {
+					if err, _ := recover().(error); !errors.Is(err, simclock.ErrReentrant) {
+						t.Fatalf("%s: panic %v, want ErrReentrant", name, err)
+					}
+				}()
+				c.Advance(time.Second)
+			}()
+		}
 	},
 	"no-interval-clock": func(t *testing.T) {
 		// Reading the clock never moves it; a test moves it explicitly.

@@ -183,8 +183,8 @@ func newShrunk(t *testing.T) (*Pool[string], Handle) {
 	p.release(2)
 	p.release(4)
 	p.Shrink(func(from, to uint32) {})
-	if p.Moved() != 1 {
-		t.Fatalf("Shrink moved %d records, want 1", p.Moved())
+	if len(p.fwd) != 1 {
+		t.Fatalf("Shrink moved %d records, want 1", len(p.fwd))
 	}
 	if err := p.Invariant(); err != nil {
 		t.Fatalf("fixture is not valid: %v", err)
@@ -243,6 +243,33 @@ func TestCorruptAP6(t *testing.T) {
 		}
 		p.Rec(o.index).setGen(o.gen)
 		invtest.Expect(t, p.Invariant(), "AP6")
+	})
+}
+
+func TestCorruptAP12(t *testing.T) {
+	t.Run("room counted for no maps", func(t *testing.T) {
+		p, _ := newShrunk(t)
+		p.fwd, p.rev = nil, nil
+		invtest.Expect(t, p.Invariant(), "AP12")
+	})
+	t.Run("maps kept with no room counted", func(t *testing.T) {
+		p := newFixture(t)
+		p.fwd, p.rev = map[Handle]uint32{}, map[uint32]Handle{}
+		invtest.Expect(t, p.Invariant(), "AP12")
+	})
+	t.Run("more entries than room counted", func(t *testing.T) {
+		p := NewPool[string](0)
+		for _, v := range []string{"a", "b", "c", "d", "e", "f"} {
+			p.alloc(0, v, 1)
+		}
+		p.release(1)
+		p.release(2)
+		p.Shrink(func(from, to uint32) {})
+		if len(p.fwd) != 2 || p.Invariant() != nil {
+			t.Fatalf("fixture: %d moved, %v", len(p.fwd), p.Invariant())
+		}
+		p.fwdCap = 1
+		invtest.Expect(t, p.Invariant(), "AP12")
 	})
 }
 

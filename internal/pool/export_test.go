@@ -54,3 +54,10 @@ func (p *Pool[T]) Owner() uint64 { return p.owner }
 // Retired returns the number of records retired because their generation
 // reached MaxGen (2^25-1).
 func (p *Pool[T]) Retired() int { return p.retired }
+
+// forwarding returns the entries of the pool's forwarding maps, how many
+// entries the maps were made for (what BytesHeld counts), and whether they
+// are allocated.
+func forwarding[T any](p *Pool[T]) (entries, room int, made bool) {
+	return len(p.fwd), p.fwdCap, p.fwd != nil
+}

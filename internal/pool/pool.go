@@ -21,11 +21,13 @@
 // the rest on a list threaded through Pos, so adding and removing
 // allocate nothing once the pool has grown to its peak. docs/design.md
 // ("Records, pool and handles") says why; Pool.Invariant checks AP1 to
-// AP11 (docs/invariants.md).
+// AP12 (docs/invariants.md).
 package pool
 
 import (
 	"fmt"
+	"maps"
+	"math/bits"
 	"sync/atomic"
 	"unsafe"
 
@@ -202,10 +204,12 @@ type Pool[T any] struct {
 	sink uint32 // keeps warmFree's loads
 
 	// After Shrink moved records, fwd maps the handle a moved record was
-	// issued to where it lives now; rev maps back. Both are empty unless
-	// Shrink moved something.
+	// issued to where it lives now; rev maps back. Both are nil unless the
+	// last Shrink left entries in them, and were made for fwdCap entries,
+	// the room BytesHeld counts (AP12): only Shrink adds entries.
 	fwd     map[Handle]uint32
 	rev     map[uint32]Handle
+	fwdCap  int
 	nextGen uint32 // generation for records appended after a Shrink: above every one issued at the indices it cut (AP8: at most wornGen)
 }
 
@@ -248,10 +252,16 @@ func (p *Pool[T]) Live() int { return p.live }
 // Cap returns the number of records the pool holds without growing.
 func (p *Pool[T]) Cap() int { return p.recs.held() - 1 }
 
-// BytesHeld returns the bytes of the pool's records, its segment table and
-// its free stack.
+// BytesHeld returns the bytes of the pool's records, its segment table, its
+// free stack and its forwarding maps, these estimated: made for fwdCap
+// entries, each of the two maps has a power of two of slots, at most 7/8
+// full, of 27 bytes (an entry's 24, a control byte and the tables').
 func (p *Pool[T]) BytesHeld() int {
-	return p.recs.held()*int(unsafe.Sizeof(Record[T]{})) + cap(p.recs.segs)*int(unsafe.Sizeof(uintptr(0))) + cap(p.free)*4
+	n := p.recs.held()*int(unsafe.Sizeof(Record[T]{})) + cap(p.recs.segs)*int(unsafe.Sizeof(uintptr(0))) + cap(p.free)*4
+	if p.fwdCap > 0 {
+		n += 54 << bits.Len(uint(p.fwdCap*8/7)|7)
+	}
+	return n
 }
 
 // Len returns the number of records ever allocated and not given back by Reset:
@@ -438,7 +448,7 @@ func (p *Pool[T]) Reset() {
 	p.free = p.free[:0]
 	p.list, p.warm, p.live, p.retired = 0, 0, 0, 0
 	p.owner = NewOwnerID()
-	p.fwd, p.rev, p.nextGen = nil, nil, 0
+	p.fwd, p.rev, p.fwdCap, p.nextGen = nil, nil, 0, 0
 }
 
 // Shrink moves the allocated records into the lowest free indices and
@@ -446,10 +456,10 @@ func (p *Pool[T]) Reset() {
 // records in use moves them to a flat slice of exactly that many, a larger
 // one keeps the segments they need. Every handle stays valid: a moved
 // record is still found by its original handle (through a map that holds
-// one entry per moved live record), and Handle returns that original
-// handle. For each move, after copying the record from index from to index
-// to, Shrink calls moved(from, to) so that the owner can fix the links that
-// point at from.
+// one entry per moved live record, made afresh by each Shrink so that its
+// room follows them), and Handle returns that original handle. For each
+// move, after copying the record from index from to index to, Shrink calls
+// moved(from, to) so that the owner can fix the links that point at from.
 //
 // No generation is issued twice for one index across a Shrink either:
 // retired and worn records stay where they are, and records appended later
@@ -498,6 +508,13 @@ func (p *Pool[T]) Shrink(moved func(from, to uint32)) {
 		p.fwd[o] = j
 		p.rev[j] = o
 		moved(i, j)
+	}
+	// Go maps never give back the room of deleted entries: the maps are
+	// made afresh for the entries they keep, or dropped (AP12).
+	if p.fwdCap = len(p.fwd); p.fwdCap > 0 {
+		p.fwd, p.rev = maps.Collect(maps.All(p.fwd)), maps.Collect(maps.All(p.rev))
+	} else {
+		p.fwd, p.rev = nil, nil
 	}
 	// Records appended later at the released indices start above every
 	// generation issued there, so no old handle can name them.
@@ -549,11 +566,7 @@ func (p *Pool[T]) cut(n int) {
 	p.n = n
 }
 
-// Moved returns how many records Shrink has moved that are still live (the
-// entries of the forwarding map).
-func (p *Pool[T]) Moved() int { return len(p.fwd) }
-
-// Invariant checks AP1-AP11 (docs/invariants.md; checkAP3 checks AP3) and
+// Invariant checks AP1-AP12 (docs/invariants.md; checkAP3 checks AP3) and
 // returns nil or an *invariant.Violation naming the first one broken: AP10,
 // where the records are, first, and AP2, whose walk of the free stack and
 // list AP7 and AP3 use, before those. It costs O(records held).
@@ -564,7 +577,7 @@ func (p *Pool[T]) Invariant() error {
 		func() (err error) { onList, free, err = p.checkAP2(); return err },
 		func() error { return p.checkAP7(onList) },
 		func() error { return p.checkAP3(free) },
-		p.checkAP9, p.checkAP5, p.checkAP6} {
+		p.checkAP9, p.checkAP12, p.checkAP5, p.checkAP6} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -703,6 +716,15 @@ func (p *Pool[T]) checkAP5() error {
 			return invariant.Errorf("AP5", "moved record %v -> %d: reverse %v (%v), or the target is free",
 				o, j, back, ok)
 		}
+	}
+	return nil
+}
+
+// checkAP12: the forwarding maps are nil iff fwdCap = 0, and hold at most
+// fwdCap entries.
+func (p *Pool[T]) checkAP12() error {
+	if (p.fwd == nil) != (p.fwdCap == 0) || len(p.fwd) > p.fwdCap {
+		return invariant.Errorf("AP12", "forwarding maps allocated %v with %d entries, made for %d", p.fwd != nil, len(p.fwd), p.fwdCap)
 	}
 	return nil
 }

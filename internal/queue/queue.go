@@ -932,7 +932,7 @@ func fit[E any](s []E) []E {
 
 // BytesHeld estimates the memory the queue holds: itself and its levels,
 // records, slots, vectors, spares, bitmaps, small mode's buckets, the due
-// list and the other buffers, and forwarding entries.
+// list and the other buffers, and the pool's forwarding maps.
 func (q *Queue[T]) BytesHeld() int {
 	n := q.pool.BytesHeld() + int(unsafe.Sizeof(*q)) + cap(q.levels)*int(unsafe.Sizeof(level{}))
 	for l := range q.levels {
@@ -948,7 +948,6 @@ func (q *Queue[T]) BytesHeld() int {
 	}
 	n += cap(q.spare) * int(unsafe.Sizeof([][]uint32(nil)))
 	n += (cap(q.firing)+cap(q.dueBuf)+cap(q.scratch))*4 + q.smallBytes()
-	n += q.pool.Moved() * 48 // two map entries per moved record, roughly
 	return n
 }
 
