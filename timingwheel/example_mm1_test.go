@@ -65,7 +65,7 @@ func runMM1(lambda, mu float64, start, end time.Time, seed uint64) mm1Result {
 	}
 	schedule(after(lambda), true)
 	for {
-		t, ok := w.MinAlarmTimeInMinInterval() // the exact time of the next event
+		t, ok := w.Next() // the exact time of the next event
 		if !ok || t.After(end) {
 			break
 		}

@@ -95,7 +95,7 @@ func Example_discreteEventSimulation() {
 	b := newBank(arrivals, service)
 	end := b.open.Add(30 * time.Millisecond) // closing time: customer 6 never comes in
 	for {
-		next, ok := b.w.MinAlarmTimeInMinInterval() // the exact time of the next event
+		next, ok := b.w.Next() // the exact time of the next event
 		if !ok || next.After(end) {
 			break
 		}

@@ -312,3 +312,40 @@ func TestStepNested(t *testing.T) {
 	}
 	ok(t, w.Invariant())
 }
+
+// Next is the exact time of the next event: empty, then the earliest of
+// several alarms at a coarse precision, then a late alarm (added before
+// Now() in the current interval), which the next Step fires at Now().
+func TestNext(t *testing.T) {
+	start := time.Unix(0, 0)
+	w, err := timingwheel.New[string](start, time.Millisecond) // 2^19 ns
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next, ok := w.Next(); ok {
+		t.Fatalf("Next on an empty wheel = %v, true", next)
+	}
+	t1, t2 := start.Add(1000), start.Add(3000) // one interval
+	mustAdd(t, w, t2, "b")
+	mustAdd(t, w, t1, "a")
+	mustAdd(t, w, start.Add(time.Second), "c")
+	if next, ok := w.Next(); !ok || !next.Equal(t1) {
+		t.Fatalf("Next = %v, %v; want %v (the earliest time, not its interval's)", next, ok, t1)
+	}
+	l := &stepLog{w: w}
+	w.Step(l.handle)
+	if next, ok := w.Next(); !ok || !next.Equal(t2) {
+		t.Fatalf("after a Step, Next = %v, %v; want %v", next, ok, t2)
+	}
+	w.Step(l.handle) // now t2
+	late := start.Add(2000)
+	mustAdd(t, w, late, "late")
+	if next, ok := w.Next(); !ok || !next.Equal(late) {
+		t.Fatalf("with a late alarm, Next = %v, %v; want its time %v", next, ok, late)
+	}
+	l.reset()
+	w.Step(l.handle)
+	if !slices.Equal(l.seen, []string{"late"}) || !l.now[0].Equal(t2) {
+		t.Fatalf("the Step after Next fired %v at %v, want [late] at %v", l.seen, l.now, t2)
+	}
+}

@@ -38,11 +38,12 @@
 //
 // Step fires the alarms of the earliest alarm time with Now() set to that
 // time, so a handler schedules follow-up events relative to Now(). Read the
-// next event's exact time with MinAlarmTimeInMinInterval (NextAlarmFiresAt
-// is the end of its interval) to stop at the end of the run:
+// next event's exact time with Next (the original's
+// MinAlarmTimeInMinInterval; NextAlarmFiresAt is the end of its interval)
+// to stop at the end of the run:
 //
 //	for {
-//		t, ok := w.MinAlarmTimeInMinInterval() // the exact time of the next event
+//		t, ok := w.Next() // the exact time of the next event
 //		if !ok || t.After(end) {
 //			break
 //		}
@@ -682,16 +683,15 @@ func (w *Wheel[T]) Step(fired func(Fired[T])) bool {
 	if w.q.Len() == 0 {
 		return false
 	}
-	before := w.q.Counts().Fired
 	if lo, _, ok := w.q.MinTimes(false); ok && lo > w.now {
 		w.now = lo // as in AdvanceClockStopAtNextAlarm
 		w.q.CollectTo(lo>>w.shift, 0)
 	}
-	w.q.RemoveAtMinKey(w.now, adapt(fired))
+	n := w.q.RemoveAtMinKey(w.now, adapt(fired))
 	if checked.On {
 		w.checkAfter("Step")
 	}
-	return w.q.Counts().Fired != before
+	return n > 0
 }
 
 // NextAlarmFiresAt returns the earliest time to which AdvanceClock fires an
@@ -716,7 +716,8 @@ func (w *Wheel[T]) MinAlarmIntervalNum() (int64, bool) { return w.q.MinKey() }
 // MinAlarmTimeInMinInterval returns the earliest time among the alarms of the
 // smallest interval, overdue ones included, or false when the wheel is
 // empty: the next event's time (see Simulation in the package doc). Cost: as
-// MinAlarmIntervalNum, plus the alarms sharing a slot with that interval's.
+// MinAlarmIntervalNum; at a precision above 1 ns, plus the alarms sharing a
+// slot with that interval's.
 func (w *Wheel[T]) MinAlarmTimeInMinInterval() (time.Time, bool) {
 	lo, _, ok := w.q.MinTimes(true)
 	if !ok {
@@ -724,6 +725,14 @@ func (w *Wheel[T]) MinAlarmTimeInMinInterval() (time.Time, bool) {
 	}
 	return fromNanos(lo), true
 }
+
+// Next returns the time of the next event of a simulation, the earliest
+// alarm time (overdue alarms included), or false when the wheel is empty:
+// the time the next Step fires its alarms at, unless it finds overdue ones
+// (see Simulation in the package doc). It is MinAlarmTimeInMinInterval,
+// under the name a simulation loop reads. Cost: as
+// MinAlarmTimeInMinInterval.
+func (w *Wheel[T]) Next() (time.Time, bool) { return w.MinAlarmTimeInMinInterval() }
 
 // MaxAlarmTimeInMinInterval returns the latest time among the alarms of the
 // smallest interval, or false when the wheel is empty. Cost: as

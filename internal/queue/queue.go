@@ -522,6 +522,9 @@ func (q *Queue[T]) MinTimes(due bool) (lo, hi int64, ok bool) {
 	if !ok {
 		return 0, 0, false
 	}
+	if q.shift == 0 { // one time per key
+		return k, k, true
+	}
 	lo, hi = math.MaxInt64, math.MinInt64
 	note := func(i uint32) bool {
 		if r := q.rec(i); q.keyOf(r) == k {
@@ -799,11 +802,17 @@ func (q *Queue[T]) moveDown(l int, i uint32) {
 
 // RemoveAtMinKey (the wheel's FirePastAlarms) removes, in order, the due
 // list and then the elements of key MinAllowedKey() and time <= maxTime,
-// fixed before any handler runs, calling removed for each.
-func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) {
+// fixed before any handler runs, calling removed for each, and returns how
+// many it removed.
+func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) int {
 	k := q.minAllowed
-	if q.small {
+	if q.small { // the levels hold nothing
 		q.removeAtMinSmall(k, maxTime)
+		n := q.FireDue(removed)
+		if checked.On {
+			q.checkAfter("RemoveAtMinKey", maxTime)
+		}
+		return n
 	}
 	chosen := q.scratch[:0]
 	q.eachWithKey(k, func(i uint32) bool {
@@ -819,10 +828,11 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) {
 		q.toDue(i)
 	}
 	q.scratch = chosen[:0]
-	q.FireDue(removed)
+	n := q.FireDue(removed)
 	if checked.On {
 		q.checkAfter("RemoveAtMinKey", maxTime)
 	}
+	return n
 }
 
 // All is priorityqueue.Queue.All.

@@ -392,6 +392,20 @@ func (q *Queue[T]) removeAtMinSmall(k, maxTime int64) {
 		q.rsplit(b, k) // k = MinAllowedKey: the base may be it
 	}
 	es := q.rad.b[0].e
+	if q.shift == 0 && k <= maxTime { // every element of bucket 0 has time k <= maxTime
+		for _, e := range es {
+			if e.idx != 0 {
+				q.toDue(e.idx)
+			}
+		}
+		q.rad.n -= int(q.rad.b[0].live)
+		q.rad.b[0].e, q.rad.b[0].live = es[:0], 0
+		q.rad.occ &^= 1
+		if checked.On {
+			q.chk.bucket(0)
+		}
+		return
+	}
 	chosen := q.scratch[:0]
 	for j, e := range es {
 		if e.idx != 0 && q.rec(e.idx).Time <= maxTime {

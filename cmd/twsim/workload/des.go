@@ -45,7 +45,7 @@ type NewSim[H any] func(precision time.Duration, codes int, run func(now int64, 
 
 // StepSim is the wheel's engine: a timingwheel.Wheel[int32] holding the
 // codes, driven by the loop of the timingwheel package doc (Simulation):
-// MinAlarmTimeInMinInterval gives the next event's exact time, Step runs
+// Next gives the next event's exact time, Step runs
 // the events of that time, with Now() at it. An event schedules with
 // Add(Now().Add(d)) and cancels with Remove.
 func StepSim(precision time.Duration, codes int, run func(int64, int32)) Sim[alarm.Alarm] {
@@ -80,7 +80,7 @@ func (s *stepSim) Cancel(a alarm.Alarm) {
 func (s *stepSim) Run(end int64) {
 	e := time.Unix(0, end)
 	for {
-		t, ok := s.w.MinAlarmTimeInMinInterval()
+		t, ok := s.w.Next()
 		if !ok || t.After(e) {
 			return
 		}
