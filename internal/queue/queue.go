@@ -539,8 +539,11 @@ func (q *Queue[T]) MinTimes(due bool) (lo, hi int64, ok bool) {
 			}
 		}
 	}
-	q.smallEachWithKey(k, note)
-	q.eachWithKey(k, note)
+	if q.small { // the levels hold nothing
+		q.smallEachWithKey(k, note)
+	} else {
+		q.eachWithKey(k, note)
+	}
 	return lo, hi, true
 }
 

@@ -233,13 +233,13 @@ func (q *Queue[T]) rsplit(b int, m int64) {
 // rtake0 moves bucket 0's elements, in order, to the due buffer without
 // touching their records, and returns how many.
 func (q *Queue[T]) rtake0() int {
-	r := &q.rad
-	bk := &r.b[0]
+	bk := &q.rad.b[0]
 	for _, e := range bk.e {
 		if e.idx != 0 {
 			q.dueBuf = append(q.dueBuf, e.idx)
 		}
 	}
+	r := &q.rad
 	c := int(bk.live)
 	bk.e, bk.live = bk.e[:0], 0
 	r.occ &^= 1
@@ -392,17 +392,15 @@ func (q *Queue[T]) removeAtMinSmall(k, maxTime int64) {
 		q.rsplit(b, k) // k = MinAllowedKey: the base may be it
 	}
 	es := q.rad.b[0].e
-	if q.shift == 0 && k <= maxTime { // every element of bucket 0 has time k <= maxTime
-		for _, e := range es {
-			if e.idx != 0 {
-				q.toDue(e.idx)
+	if q.shift == 0 { // every element of bucket 0 has time k: all or none
+		if k <= maxTime {
+			for _, e := range es {
+				if e.idx != 0 {
+					q.rec(e.idx).SetState(pool.StateDue)
+				}
 			}
-		}
-		q.rad.n -= int(q.rad.b[0].live)
-		q.rad.b[0].e, q.rad.b[0].live = es[:0], 0
-		q.rad.occ &^= 1
-		if checked.On {
-			q.chk.bucket(0)
+			q.dueLen += q.rtake0()
+			q.minValid = false
 		}
 		return
 	}
