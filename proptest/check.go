@@ -116,7 +116,14 @@ func WithWheelFactory(f func(cfg config.Config, start time.Time) (Wheel, error))
 // WithQueueFactory makes the queue under test with f instead of
 // priorityqueue.New[int].
 func WithQueueFactory(f func(lb levelbits.LevelBits, capacity int) Queue) Option {
-	return func(o *options) { o.queueFactory = f }
+	return func(o *options) {
+		o.queueFactory = func(lb levelbits.LevelBits, capacity int) Queue {
+			o.calls.enter(&call{name: "your queue's constructor", args: []any{
+				fmt.Sprintf("level bits %v", lb), fmt.Sprintf("capacity %d", capacity)}, constructor: true})
+			defer o.calls.leave()
+			return f(lb, capacity)
+		}
+	}
 }
 
 // WithGopterRuns sets how many sequences GopterProperties tries (default 100)
@@ -140,19 +147,19 @@ const maxFuzzCalls = 64
 // structure is one of the two structures the checks drive, seen by the
 // front-ends.
 type structure struct {
-	draw    func(harness.Source) (*harness.Harness, error)
+	draw    func(harness.Source) (harness.Setup, error)
 	weights []int
 }
 
 func (o *options) structure(wheel bool) (structure, error) {
 	if wheel {
 		ws, err := harness.WheelKind.Weights(o.weights, "WithOpWeights")
-		return structure{func(src harness.Source) (*harness.Harness, error) {
+		return structure{func(src harness.Source) (harness.Setup, error) {
 			return harness.DrawWheel(src, o.configs, o.wheelFactory)
 		}, ws}, err
 	}
 	ws, err := harness.QueueKind.Weights(o.queueWeights, "WithQueueOpWeights")
-	return structure{func(src harness.Source) (*harness.Harness, error) {
+	return structure{func(src harness.Source) (harness.Setup, error) {
 		return harness.DrawQueue(src, o.levelBits, o.queueFactory)
 	}, ws}, err
 }
@@ -190,7 +197,10 @@ func check(t rapid.TB, wheel bool, opts []Option) {
 	}
 	rapid.Check(t, func(rt *rapid.T) {
 		src := harness.RapidSource{T: rt}
-		h, err := s.draw(src)
+		setup, err := s.draw(src)
+		o.fail(rt, err, nil)
+		h, err := o.start(setup)
+		o.fatalIfStuck(t, err, h)
 		o.fail(rt, err, h)
 		step := func(*rapid.T) { // Repeat passes rt
 			err := o.step(h, h.Gen(src, s.weights, o.noPanic))
@@ -230,7 +240,9 @@ func checkBytes(t testing.TB, wheel bool, data []byte, opts []Option) *harness.H
 		t.Fatal(err)
 	}
 	src := &harness.ByteSource{Data: data}
-	h, err := s.draw(src)
+	setup, err := s.draw(src)
+	o.fail(t, err, nil)
+	h, err := o.start(setup)
 	o.fail(t, err, h)
 	for i := 0; i < maxFuzzCalls && !src.Exhausted(); i++ {
 		o.fail(t, o.step(h, h.Gen(src, s.weights, o.noPanic)), h)
@@ -248,21 +260,22 @@ func (o *options) fail(t interface{ Fatalf(string, ...any) }, err error, h *harn
 // failure formats a failure: the difference (or the call that did not
 // return), then a snippet that replays the trace.
 func (o *options) failure(err error, h *harness.Harness) string {
-	if h == nil {
-		return fmt.Sprintf("proptest: %v", err)
-	}
-	what, tr := fmt.Sprintf("the %s differs from the model: %v", h.Kind().Name, err), ""
+	var k *harness.Kind
+	var what, tr string
 	var st *stuckError
-	if errors.As(err, &st) {
-		what, tr = st.msg, st.trace
-	} else {
-		tr = h.Trace()
+	switch {
+	case errors.As(err, &st):
+		k, what, tr = st.kind, st.msg, st.trace
+	case h == nil:
+		return fmt.Sprintf("proptest: %v", err)
+	default:
+		k, what, tr = h.Kind(), fmt.Sprintf("the %s differs from the model: %v", h.Kind().Name, err), h.Trace()
 	}
 	opts := ")"
 	switch {
-	case h.Kind() == harness.WheelKind && o.wrapped:
+	case k == harness.WheelKind && o.wrapped:
 		opts = ", opts...) // opts: this check's options, with your WithWrapper"
-	case h.Kind() == harness.QueueKind && o.queueFactory != nil:
+	case k == harness.QueueKind && o.queueFactory != nil:
 		opts = ", opts...) // opts: this check's options, with your WithQueueFactory"
 	}
 	lines := strings.Split(strings.TrimRight(tr, "\n"), "\n")
@@ -326,8 +339,16 @@ func ReplayText(t testing.TB, text string, opts ...Option) {
 func replay(t testing.TB, name, text string, opts []Option) {
 	t.Helper()
 	o := buildOptions(opts)
-	h, ops, err := harness.Start(text, o.wheelFactory, o.queueFactory)
+	setup, ops, err := harness.Parse(text, o.wheelFactory, o.queueFactory)
 	if err != nil {
+		t.Fatalf("proptest: %s: %v", name, err)
+	}
+	h, err := o.start(setup)
+	if err != nil {
+		var st *stuckError
+		if errors.As(err, &st) {
+			t.Fatalf("proptest: %s: %s", name, st.msg)
+		}
 		t.Fatalf("proptest: %s: %v", name, err)
 	}
 	for _, op := range ops {

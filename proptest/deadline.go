@@ -12,22 +12,23 @@ import (
 // stuckError is a call of the checks that did not return within the
 // deadline (WithCallTimeout).
 type stuckError struct {
-	msg   string // what did not return, and what to do
-	trace string // the calls so far, the stuck one last
+	msg   string        // what did not return, and what to do
+	trace string        // the calls so far, the stuck one last
+	kind  *harness.Kind // the structure under test
 }
 
 func (e *stuckError) Error() string { return e.msg }
 
-// step runs op on h, in a goroutine of its own, and waits at most the call
-// deadline for it: a call that does not return becomes a *stuckError (and
-// leaves its goroutine blocked; the harness must not be used again).
-func (o *options) step(h *harness.Harness, op harness.Op) error {
+// within runs f in a goroutine of its own and waits at most the call
+// deadline for it: a call that does not return becomes the *stuckError
+// stuck makes (and leaves its goroutine blocked; what it ran on must not be
+// used again). After one, within returns it at once.
+func (o *options) within(f func() error, stuck func(d time.Duration) *stuckError) error {
 	if o.timedOut != nil {
 		return o.timedOut
 	}
-	ops := h.Ops() // read before the goroutine appends op
 	done := make(chan error, 1)
-	go func() { done <- h.Step(op) }()
+	go func() { done <- f() }()
 	d := o.timeout
 	if d <= 0 {
 		d = defaultTimeout
@@ -39,24 +40,58 @@ func (o *options) step(h *harness.Harness, op harness.Op) error {
 		return err
 	case <-timer.C:
 	}
-	o.timedOut = &stuckError{msg: o.stuck(h.Kind() == harness.QueueKind, h.Kind().Format(op), d), trace: h.TraceOf(ops) + h.Kind().Format(op) + "\n"}
+	o.timedOut = stuck(d)
 	return o.timedOut
 }
 
-// stuck says which call did not return within d, and what to do.
-func (o *options) stuck(queue bool, op string, d time.Duration) string {
+// step runs op on h within the call deadline.
+func (o *options) step(h *harness.Harness, op harness.Op) error {
+	if o.timedOut != nil {
+		return o.timedOut // h may be nil: its start did not return
+	}
+	ops := h.Ops() // read before the goroutine appends op
+	return o.within(func() error { return h.Step(op) }, func(d time.Duration) *stuckError {
+		return &stuckError{msg: o.stuck(h.Kind(), h.Kind().Format(op), d), trace: h.TraceOf(ops) + h.Kind().Format(op) + "\n", kind: h.Kind()}
+	})
+}
+
+// start makes the structure under test and its model within the call
+// deadline: the user's constructor and the first queries run in it.
+func (o *options) start(s harness.Setup) (*harness.Harness, error) {
+	var h *harness.Harness
+	err := o.within(func() (err error) {
+		h, err = s.New()
+		return err
+	}, func(d time.Duration) *stuckError {
+		return &stuckError{msg: o.stuck(s.Kind, "", d), trace: s.Header + "\n", kind: s.Kind}
+	})
+	return h, err
+}
+
+// stuck says which call did not return within d, and what to do; op is the
+// call of the trace that made it, "" for the start.
+func (o *options) stuck(k *harness.Kind, op string, d time.Duration) string {
 	c := o.calls.cur.Load()
 	var what string
 	switch {
+	case c == nil && op == "":
+		what = fmt.Sprintf("the %s under test did not answer its first queries within %v", k.Name, d)
 	case c == nil:
 		what = fmt.Sprintf("the call %s did not return within %v", op, d)
 	case c.parent != nil:
 		what = fmt.Sprintf("%v, called by a handler of %v, did not return within %v", c, c.parent, d)
+	case op == "" && !c.constructor:
+		what = fmt.Sprintf("%v did not return within %v, before any call of the checks", c, d)
 	default:
 		what = fmt.Sprintf("%v did not return within %v", c, d)
 	}
+	queue := k == harness.QueueKind
 	var hint string
 	switch {
+	case c != nil && c.constructor:
+		hint = "does it wait for something that never comes: a lock, a channel, another goroutine?"
+	case op == "":
+		hint = "a lock that stays locked (one the constructor left locked?), or a loop that does not end?"
 	case queue && o.queueFactory != nil:
 		hint = "does your queue hold a lock while its handlers run? The checks' handlers call back into it."
 	case queue || !o.wrapped:

@@ -56,8 +56,9 @@
 // *timingwheel.Wheel it finds. The check's handlers do not call back into
 // the wheel, so a wheel that holds its lock while handlers run passes
 // (WithReentrantHandlers turns such calls on, for wheels that allow them).
-// A call that does not return within 5 seconds (WithCallTimeout) fails the
-// test, naming the call, instead of hanging:
+// A call that does not return within 5 seconds (WithCallTimeout), your
+// constructor included, fails the test, naming the call, instead of
+// hanging:
 //
 //	// Locked is a wheel that goroutines share: every call takes the lock,
 //	// held while the handlers run. It has four of the methods WithWrapper

@@ -107,7 +107,7 @@ func (c gopterCmd) NextState(state commands.State) commands.State {
 	h := s.h
 	if s.used {
 		var err error
-		if h, err = s.h.Restart(); err != nil {
+		if h, err = c.o.start(s.h.Setup()); err != nil {
 			return &gopterState{err: err}
 		}
 		for _, op := range s.ops {
@@ -139,13 +139,25 @@ func gopterCommands(wheel bool, opts []Option) *commands.ProtoCommands {
 	}
 	return &commands.ProtoCommands{
 		InitialStateGen: func(params *gopter.GenParameters) *gopter.GenResult {
-			h, err := s.draw(harness.RandSource{R: params.Rng})
+			setup, err := s.draw(harness.RandSource{R: params.Rng})
+			var h *harness.Harness
+			if err == nil {
+				h, err = o.start(setup)
+			}
 			return gopter.NewGenResult(&gopterState{h: h, err: err}, gopter.NoShrinker)
 		},
-		InitialPreConditionFunc: func(state commands.State) bool { return state.(*gopterState).err == nil },
+		// A state whose start did not return runs, so that its commands
+		// report it (see GenCommandFunc).
+		InitialPreConditionFunc: func(state commands.State) bool {
+			return state.(*gopterState).err == nil || o.timedOut != nil
+		},
 		NewSystemUnderTestFunc: func(initial commands.State) commands.SystemUnderTest {
-			h, err := initial.(*gopterState).h.Restart()
-			if err != nil {
+			st := initial.(*gopterState)
+			if st.err != nil {
+				return (*harness.Harness)(nil) // a start that did not return: every step reports it
+			}
+			h, err := o.start(st.h.Setup())
+			if err != nil && o.timedOut == nil {
 				panic(fmt.Sprintf("proptest: %v", err)) // built once already for the state
 			}
 			return h

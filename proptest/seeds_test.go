@@ -209,7 +209,11 @@ func encode(t *testing.T, wheel bool, text string) ([]byte, string) {
 	}
 	k := map[bool]*harness.Kind{true: harness.WheelKind, false: harness.QueueKind}[wheel]
 	src := &scriptSource{script: parseScenario(t, text, k, s.weights)}
-	h, err := s.draw(src)
+	setup, err := s.draw(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := setup.New()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func WithWrapper[V any, W WheelOf[V]](newWheel func(cfg config.Config, start tim
 	return func(o *options) {
 		o.wheelFactory = func(cfg config.Config, start time.Time) (harness.Wheel, error) {
 			w, err := func() (W, error) {
-				o.calls.enter(&call{name: "your wheel's constructor", args: []any{cfg, start}})
+				o.calls.enter(&call{name: "your wheel's constructor", args: []any{cfg, start}, constructor: true})
 				defer o.calls.leave()
 				return newWheel(cfg, start)
 			}()
@@ -91,7 +91,9 @@ func WithReentrantHandlers() Option { return func(o *options) { o.reentrant = tr
 // WithCallTimeout sets how long one call of the checks may take before the
 // test fails with the call's name and arguments (default 5s): a call that
 // never returns, such as a deadlock in a wrapper, fails instead of hanging
-// until go test's -timeout.
+// until go test's -timeout. Every call into the structure under test is
+// timed: your wheel's or queue's constructor, the queries the checks make
+// before the first call, and every call after.
 func WithCallTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
 
 // defaultTimeout is WithCallTimeout's default.
@@ -100,9 +102,10 @@ const defaultTimeout = 5 * time.Second
 // call is a call into the wheel under test, for the message of one that does
 // not return.
 type call struct {
-	name   string
-	args   []any
-	parent *call // the call whose handler made this one
+	name        string
+	args        []any
+	parent      *call // the call whose handler made this one
+	constructor bool  // the user's constructor
 }
 
 func (c *call) String() string {

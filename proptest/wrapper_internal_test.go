@@ -16,6 +16,7 @@ import (
 	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/levelbits"
+	"github.com/gotimingwheel/timingwheel/priorityqueue"
 	"github.com/gotimingwheel/timingwheel/proptest/internal/harness"
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
@@ -392,5 +393,83 @@ func TestReplayNeedsTheMethods(t *testing.T) {
 		if got := strings.Join(r.msgs, "\n"); !r.failed || !strings.Contains(got, c.want) {
 			t.Errorf("replay of %q: failed %v, %q; want %q", c.trace, r.failed, got, c.want)
 		}
+	}
+}
+
+// nowBlocks is a wheel whose Now never returns: the checks ask it first,
+// before any call.
+type nowBlocks struct {
+	minimal
+	block chan struct{}
+}
+
+func (n nowBlocks) Now() time.Time { <-n.block; return n.minimal.Now() }
+
+// The deadline covers the start too: a constructor that never returns, or a
+// wheel whose first query never returns, fails every front-end within the
+// deadline with a message that names the call and says what to do.
+func TestStuckStartFails(t *testing.T) {
+	noFailFiles(t)
+	const d = 200 * time.Millisecond
+	block := make(chan struct{})
+	t.Cleanup(func() { close(block) })
+	newStuck := func(cfg config.Config, start time.Time) (*lockedInt, error) {
+		<-block
+		return newLockedInt(cfg, start)
+	}
+	newNowBlocks := func(cfg config.Config, start time.Time) (nowBlocks, error) {
+		w, err := timingwheel.NewWithConfig[string](cfg, start)
+		return nowBlocks{minimal{w}, block}, err
+	}
+	stuckQueue := WithQueueFactory(func(lb levelbits.LevelBits, c int) Queue {
+		<-block
+		return priorityqueue.New[int](lb, c)
+	})
+	const trace = "wheel precision=0 bits=1,1 capacity=0 overflow=false start=0\nAdd 3 1\n"
+	constructor := []string{"your wheel's constructor(", "did not return within 200ms", "does it wait for",
+		"WithCallTimeout changes the deadline", "Replay it with", "wheel precision="}
+	now := []string{"Now() did not return within 200ms", "before any call", "WithCallTimeout changes the deadline"}
+	for _, c := range []struct {
+		name string
+		run  func(tb *exitTB)
+		want []string
+	}{
+		{"CheckWheel", func(tb *exitTB) { check(tb, true, []Option{WithWrapper(newStuck), WithCallTimeout(d)}) }, constructor},
+		{"CheckWheelBytes", func(tb *exitTB) {
+			CheckWheelBytes(tb, []byte{1, 2, 3}, WithWrapper(newStuck), WithCallTimeout(d))
+		}, constructor},
+		{"ReplayText", func(tb *exitTB) { ReplayText(tb, trace, WithWrapper(newStuck), WithCallTimeout(d)) },
+			[]string{"your wheel's constructor(", "did not return within 200ms", "does it wait for"}},
+		{"gopter", func(tb *exitTB) {
+			var out strings.Builder
+			if GopterProperties(WithWrapper(newStuck), WithCallTimeout(d)).Run(gopter.NewFormatedReporter(false, 1<<20, &out)) {
+				tb.Errorf("gopter passed")
+			}
+			tb.Errorf("%s", out.String())
+		}, constructor},
+		{"first Now", func(tb *exitTB) { check(tb, true, []Option{WithWrapper(newNowBlocks), WithCallTimeout(d)}) }, now},
+		{"first Now, bytes", func(tb *exitTB) {
+			CheckWheelBytes(tb, nil, WithWrapper(newNowBlocks), WithCallTimeout(d))
+		}, now},
+		{"first Now, replay", func(tb *exitTB) { ReplayText(tb, trace, WithWrapper(newNowBlocks), WithCallTimeout(d)) }, now},
+		{"queue factory", func(tb *exitTB) { check(tb, false, []Option{stuckQueue, WithCallTimeout(d)}) },
+			[]string{"your queue's constructor(", "did not return within 200ms", "Replay it with", "queue bits="}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, took := runExit(c.run)
+			report := strings.Join(r.msgs, "\n")
+			if !r.failed {
+				t.Fatalf("a stuck start passed:\n%s", report)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(report, w) {
+					t.Errorf("the report does not say %q:\n%s", w, report)
+				}
+			}
+			if took > 20*d {
+				t.Errorf("took %v to report a start stuck for %v", took, d)
+			}
+			t.Logf("reported in %v: %s", took, firstLine(report))
+		})
 	}
 }

@@ -60,11 +60,11 @@ type Harness struct {
 	ops   []Op
 	// Quiet skips the comparison after each call (exhaustive replays a path
 	// it checked before); a call's own results are still compared.
-	Quiet   bool
-	dead    int  // the id that ended last
-	stale   bool // a Clear came after dead ended
-	header  string
-	restart func() (*Harness, error)
+	Quiet  bool
+	dead   int  // the id that ended last
+	stale  bool // a Clear came after dead ended
+	header string
+	setup  Setup
 	// has reports which methods the structure under test has (nil: all);
 	// noReentry keeps handlers from calling into it (see Wrapper).
 	has       func(method string) bool
@@ -83,8 +83,18 @@ func (h *Harness) Reentrant() bool { return !h.noReentry }
 // Kind returns the structure the harness drives.
 func (h *Harness) Kind() *Kind { return h.k }
 
-// Restart returns a new harness with the same header and no calls.
-func (h *Harness) Restart() (*Harness, error) { return h.restart() }
+// Setup is a structure under test to start: the header of its traces and
+// New, which makes the structure (calling the user's constructor, if any)
+// and its model and compares them before any call.
+type Setup struct {
+	Kind   *Kind
+	Header string
+	New    func() (*Harness, error)
+}
+
+// Setup returns the setup h was started from, to start it again with no
+// calls.
+func (h *Harness) Setup() Setup { return h.setup }
 
 // Trace returns the text form of the calls run so far, which Replay runs.
 func (h *Harness) Trace() string { return h.TraceOf(h.ops) }

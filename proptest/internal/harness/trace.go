@@ -278,7 +278,11 @@ func parseInto(p any, v string) (err error) {
 // header says (nil: the package's own), and its model, comparing them after
 // every call as the checks do; it returns the first difference, or nil.
 func Replay(text string, wf WheelFactory, qf QueueFactory) error {
-	h, ops, err := Start(text, wf, qf)
+	s, ops, err := Parse(text, wf, qf)
+	if err != nil {
+		return err
+	}
+	h, err := s.New()
 	if err != nil {
 		return err
 	}
@@ -290,21 +294,18 @@ func Replay(text string, wf WheelFactory, qf QueueFactory) error {
 	return nil
 }
 
-// Start parses a trace and starts a harness for its header (see Replay); the
-// caller runs the calls.
-func Start(text string, wf WheelFactory, qf QueueFactory) (*Harness, []Op, error) {
+// Parse parses a trace: the setup of its header (see Replay) and its calls;
+// the caller starts the harness and runs them.
+func Parse(text string, wf WheelFactory, qf QueueFactory) (Setup, []Op, error) {
 	k, kv, ops, err := parseTrace(text)
 	if err != nil {
-		return nil, nil, err
+		return Setup{}, nil, err
 	}
-	var h *Harness
+	var s Setup
 	if k == WheelKind {
-		h, err = newWheelFromHeader(kv, wf)
+		s, err = wheelFromHeader(kv, wf)
 	} else {
-		h, err = newQueueFromHeader(kv, qf)
+		s, err = queueFromHeader(kv, qf)
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return h, ops, nil
+	return s, ops, err
 }

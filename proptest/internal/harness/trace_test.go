@@ -24,10 +24,14 @@ Clear
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := newWheelFromHeader(kv, nil)
+		s, err := wheelFromHeader(kv, nil)
 		if k == QueueKind {
-			h, err = newQueueFromHeader(kv, nil)
+			s, err = queueFromHeader(kv, nil)
 		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := s.New()
 		if err != nil {
 			t.Fatal(err)
 		}

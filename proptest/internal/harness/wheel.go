@@ -153,6 +153,18 @@ type wheelSys struct {
 // NewWheel starts a harness on the wheel factory makes (nil:
 // timingwheel.NewWithConfig[int]) and a Model.
 func NewWheel(cfg config.Config, start time.Time, factory WheelFactory) (*Harness, error) {
+	return WheelSetup(cfg, start, factory).New()
+}
+
+// WheelSetup is NewWheel, to call later.
+func WheelSetup(cfg config.Config, start time.Time, factory WheelFactory) Setup {
+	s := Setup{Kind: WheelKind, Header: fmt.Sprintf("wheel precision=%d bits=%s capacity=%d overflow=%v start=%d",
+		cfg.Precision().Log2(), joinInts(cfg.LevelBits().Bits()), cfg.Capacity(), cfg.Overflow(), start.UnixNano())}
+	s.New = func() (*Harness, error) { return newWheel(s, cfg, start, factory) }
+	return s
+}
+
+func newWheel(s Setup, cfg config.Config, start time.Time, factory WheelFactory) (*Harness, error) {
 	var w Wheel
 	var err error
 	if factory != nil {
@@ -167,18 +179,15 @@ func NewWheel(cfg config.Config, start time.Time, factory WheelFactory) (*Harnes
 	if err != nil {
 		return nil, err
 	}
-	h := &Harness{k: WheelKind, sys: &wheelSys{cfg, w, m}, impl: wheelImpl{w}, model: m, restart: func() (*Harness, error) {
-		return NewWheel(cfg, start, factory)
-	}, header: fmt.Sprintf("wheel precision=%d bits=%s capacity=%d overflow=%v start=%d", cfg.Precision().Log2(),
-		joinInts(cfg.LevelBits().Bits()), cfg.Capacity(), cfg.Overflow(), start.UnixNano())}
+	h := &Harness{k: WheelKind, sys: &wheelSys{cfg, w, m}, impl: wheelImpl{w}, model: m, setup: s, header: s.Header}
 	if wr, ok := w.(Wrapper); ok {
 		h.has, h.noReentry = wr.Has, !wr.Reentrant()
 	}
 	return h, h.compare()
 }
 
-// newWheelFromHeader starts a harness for a wheel trace's header.
-func newWheelFromHeader(kv map[string]string, factory WheelFactory) (*Harness, error) {
+// wheelFromHeader returns the setup of a wheel trace's header.
+func wheelFromHeader(kv map[string]string, factory WheelFactory) (Setup, error) {
 	var prec, capacity int
 	var bits []int
 	var overflow bool
@@ -186,13 +195,13 @@ func newWheelFromHeader(kv map[string]string, factory WheelFactory) (*Harness, e
 	err := headerFields(kv, map[string]any{"precision": &prec, "bits": &bits, "capacity": &capacity,
 		"overflow": &overflow, "start": &start})
 	if err != nil {
-		return nil, err
+		return Setup{}, err
 	}
 	cfg, err := wheelConfig(prec, bits, capacity, overflow)
 	if err != nil {
-		return nil, fmt.Errorf("proptest: trace config: %w", err)
+		return Setup{}, fmt.Errorf("proptest: trace config: %w", err)
 	}
-	return NewWheel(cfg, ns2t(start), factory)
+	return WheelSetup(cfg, ns2t(start), factory), nil
 }
 
 func wheelConfig(prec int, bits []int, capacity int, overflow bool) (config.Config, error) {
@@ -207,10 +216,10 @@ func wheelConfig(prec int, bits []int, capacity int, overflow bool) (config.Conf
 	return config.New(config.AlarmPrecision(prec), opts...)
 }
 
-// DrawWheel starts a harness on a config drawn from cfgs, or a random one
-// (proptest.WithConfigs says which; tiny level bits turn over fast), and a
-// start time.
-func DrawWheel(src Source, cfgs []config.Config, factory WheelFactory) (*Harness, error) {
+// DrawWheel draws the setup of a harness: a config drawn from cfgs, or a
+// random one (proptest.WithConfigs says which; tiny level bits turn over
+// fast), and a start time.
+func DrawWheel(src Source, cfgs []config.Config, factory WheelFactory) (Setup, error) {
 	var cfg config.Config
 	if len(cfgs) > 0 {
 		cfg = cfgs[src.Intn("config", len(cfgs))]
@@ -226,10 +235,10 @@ func DrawWheel(src Source, cfgs []config.Config, factory WheelFactory) (*Harness
 		var err error
 		capacity := src.Intn("capacity", 5)
 		if cfg, err = wheelConfig(p, bits, capacity, src.Intn("overflow", 4) == 0); err != nil {
-			return nil, fmt.Errorf("config %v: %w", bits, err)
+			return Setup{}, fmt.Errorf("config %v: %w", bits, err)
 		}
 	}
-	return NewWheel(cfg, genStart(src), factory)
+	return WheelSetup(cfg, genStart(src), factory), nil
 }
 
 // genStart draws a start time: the epoch, near MaxTime, or anywhere in the
