@@ -327,10 +327,19 @@ func Replay(t testing.TB, path string, opts ...Option) {
 //	AdvanceClock 6 handler=1,add,4,0
 //
 // handler=call,action,offset,target says what the call's handler does at its
-// call-th invocation: add (at Now+offset), remove (alarm target), reschedule
-// (target to Now+offset), panic, shrink, or nil (no handler at all). A queue
-// trace starts with "queue bits=1,1 capacity=0"; its offsets count from
-// MinAllowedKey.
+// call-th invocation (from 1): add (at Now+offset), remove (alarm target),
+// reschedule (target to Now+offset), panic, shrink, or nil (no handler at
+// all); a field the action does not use is 0. Ids count up from 1 in the
+// order alarms are added, by a call or by a handler (the handler above adds
+// alarm 2); an add that fails takes none, and each Add names the id it
+// takes. Id 0, and an id not added yet, is the null alarm. A queue trace
+// starts with "queue bits=1,1 capacity=0"; its offsets count from
+// MinAllowedKey. Header fields left out are 0 or false; a trace's capacity
+// is at most 65536.
+//
+// A malformed trace (an unknown call or field, a number out of range, an
+// Add with another id, a field given twice or ignored) fails t with its
+// line number; so does a difference, with the line of the call.
 func ReplayText(t testing.TB, text string, opts ...Option) {
 	t.Helper()
 	replay(t, "trace", text, opts)
@@ -355,7 +364,7 @@ func replay(t testing.TB, name, text string, opts []Option) {
 		if err := o.step(h, op); err != nil {
 			var st *stuckError
 			if errors.As(err, &st) {
-				t.Fatalf("proptest: %s: %s\nthe trace so far:\n%s", name, st.msg, st.trace)
+				t.Fatalf("proptest: %s: line %d: %s\nthe trace so far:\n%s", name, op.Line, st.msg, st.trace)
 			}
 			t.Fatalf("proptest: %s: %v", name, err)
 		}

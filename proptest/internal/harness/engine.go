@@ -166,8 +166,21 @@ func (h *Harness) available(weights []int) []int {
 // observable and the invariant afterwards.
 func (h *Harness) Step(op Op) (err error) {
 	d := h.k.def(op.Name)
-	if d != nil && d.kind == kAdd && op.ID <= h.maxID() {
-		op.ID = h.maxID() + 1
+	if d != nil && d.kind == kAdd {
+		switch next := h.maxID() + 1; {
+		case op.Line == 0:
+			op.ID = next
+		case op.ID != next:
+			return &traceError{op.Line, fmt.Errorf("%v: the %s's id is %d, want %d: ids count up from 1 in the order "+
+				"%ss are added (by a call or a handler; a failed add takes none)", h.k.Format(op), h.k.thing, op.ID, next, h.k.thing)}
+		}
+	}
+	if op.Line > 0 {
+		defer func() {
+			if err != nil {
+				err = fmt.Errorf("line %d: %w", op.Line, err)
+			}
+		}()
 	}
 	h.ops = append(h.ops, op)
 	defer func() {

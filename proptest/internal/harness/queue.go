@@ -104,16 +104,16 @@ func newQueue(s Setup, lb levelbits.LevelBits, capacity int, factory QueueFactor
 	return h, h.compare()
 }
 
-// queueFromHeader returns the setup of a queue trace's header.
-func queueFromHeader(kv map[string]string, factory QueueFactory) (Setup, error) {
+// queue returns the setup of a queue trace's header.
+func (t *trace) queue(factory QueueFactory) (Setup, error) {
 	var bits []int
 	var capacity int
-	if err := headerFields(kv, map[string]any{"bits": &bits, "capacity": &capacity}); err != nil {
+	if err := t.fields(map[string]any{"bits": &bits, "capacity": &capacity}); err != nil {
 		return Setup{}, err
 	}
 	lb, err := levelbits.New(bits...)
 	if err != nil {
-		return Setup{}, fmt.Errorf("proptest: trace level bits: %w", err)
+		return Setup{}, &traceError{t.header, fmt.Errorf("trace level bits: %w", err)}
 	}
 	return QueueSetup(lb, capacity, factory), nil
 }

@@ -186,20 +186,23 @@ func newWheel(s Setup, cfg config.Config, start time.Time, factory WheelFactory)
 	return h, h.compare()
 }
 
-// wheelFromHeader returns the setup of a wheel trace's header.
-func wheelFromHeader(kv map[string]string, factory WheelFactory) (Setup, error) {
+// wheel returns the setup of a wheel trace's header.
+func (t *trace) wheel(factory WheelFactory) (Setup, error) {
 	var prec, capacity int
 	var bits []int
 	var overflow bool
 	var start int64
-	err := headerFields(kv, map[string]any{"precision": &prec, "bits": &bits, "capacity": &capacity,
+	err := t.fields(map[string]any{"precision": &prec, "bits": &bits, "capacity": &capacity,
 		"overflow": &overflow, "start": &start})
 	if err != nil {
 		return Setup{}, err
 	}
+	if start < 0 || start > maxNs {
+		return Setup{}, t.headerError("start", t.kv["start"], "the start is 0 to %d ns", maxNs)
+	}
 	cfg, err := wheelConfig(prec, bits, capacity, overflow)
 	if err != nil {
-		return Setup{}, fmt.Errorf("proptest: trace config: %w", err)
+		return Setup{}, &traceError{t.header, fmt.Errorf("trace config: %w", err)}
 	}
 	return WheelSetup(cfg, ns2t(start), factory), nil
 }
