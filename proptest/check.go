@@ -58,7 +58,11 @@ type options struct {
 	reentrant    bool                  // handlers call back into a user's wheel
 	timeout      time.Duration         // WithCallTimeout; 0: defaultTimeout
 	calls        calls                 // the call into the wheel under test that is running
-	timedOut     error                 // a call did not return: the gopter front-end stops calling
+	// halt ends the checks: a call that did not return, or a wheel the
+	// checks cannot use (harness.UsageError); every later call returns it.
+	halt    error
+	methods string // WithWrapper: the methods compared, for the log
+	logged  bool   // methods logged
 }
 
 // WithConfigs restricts the wheel's checks to the given configs (default:
@@ -200,11 +204,12 @@ func check(t rapid.TB, wheel bool, opts []Option) {
 		setup, err := s.draw(src)
 		o.fail(rt, err, nil)
 		h, err := o.start(setup)
-		o.fatalIfStuck(t, err, h)
+		o.fatalIfHalted(t, err, h)
 		o.fail(rt, err, h)
+		o.logMethods(t)
 		step := func(*rapid.T) { // Repeat passes rt
 			err := o.step(h, h.Gen(src, s.weights, o.noPanic))
-			o.fatalIfStuck(t, err, h)
+			o.fatalIfHalted(t, err, h)
 			o.fail(rt, err, h)
 		}
 		if o.steps > 0 {
@@ -263,9 +268,12 @@ func (o *options) failure(err error, h *harness.Harness) string {
 	var k *harness.Kind
 	var what, tr string
 	var st *stuckError
+	var ue harness.UsageError
 	switch {
 	case errors.As(err, &st):
 		k, what, tr = st.kind, st.msg, st.trace
+	case errors.As(err, &ue):
+		return ue.Error()
 	case h == nil:
 		return fmt.Sprintf("proptest: %v", err)
 	default:
@@ -358,8 +366,9 @@ func replay(t testing.TB, name, text string, opts []Option) {
 		if errors.As(err, &st) {
 			t.Fatalf("proptest: %s: %s", name, st.msg)
 		}
-		t.Fatalf("proptest: %s: %v", name, err)
+		t.Fatalf("%s", o.failure(err, nil))
 	}
+	o.logMethods(t)
 	for _, op := range ops {
 		if err := o.step(h, op); err != nil {
 			var st *stuckError

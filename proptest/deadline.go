@@ -24,8 +24,8 @@ func (e *stuckError) Error() string { return e.msg }
 // stuck makes (and leaves its goroutine blocked; what it ran on must not be
 // used again). After one, within returns it at once.
 func (o *options) within(f func() error, stuck func(d time.Duration) *stuckError) error {
-	if o.timedOut != nil {
-		return o.timedOut
+	if o.halt != nil {
+		return o.halt
 	}
 	done := make(chan error, 1)
 	go func() { done <- f() }()
@@ -40,14 +40,23 @@ func (o *options) within(f func() error, stuck func(d time.Duration) *stuckError
 		return err
 	case <-timer.C:
 	}
-	o.timedOut = stuck(d)
-	return o.timedOut
+	o.halt = stuck(d)
+	return o.halt
+}
+
+// logMethods logs, once, which methods of a user's wheel the checks call
+// and compare.
+func (o *options) logMethods(t interface{ Logf(string, ...any) }) {
+	if o.methods != "" && !o.logged {
+		o.logged = true
+		t.Logf("%s", o.methods)
+	}
 }
 
 // step runs op on h within the call deadline.
 func (o *options) step(h *harness.Harness, op harness.Op) error {
-	if o.timedOut != nil {
-		return o.timedOut // h may be nil: its start did not return
+	if o.halt != nil {
+		return o.halt // h may be nil: its start did not return
 	}
 	ops := h.Ops() // read before the goroutine appends op
 	return o.within(func() error { return h.Step(op) }, func(d time.Duration) *stuckError {
@@ -65,6 +74,9 @@ func (o *options) start(s harness.Setup) (*harness.Harness, error) {
 	}, func(d time.Duration) *stuckError {
 		return &stuckError{msg: o.stuck(s.Kind, "", d), trace: s.Header + "\n", kind: s.Kind}
 	})
+	if errors.As(err, new(harness.UsageError)) {
+		o.halt = err // the same for every structure the checks make
+	}
 	return h, err
 }
 
@@ -113,16 +125,16 @@ func (o *options) stuck(k *harness.Kind, op string, d time.Duration) string {
 	return fmt.Sprintf("%s: %s WithCallTimeout changes the deadline.", what, hint)
 }
 
-// fatalIfStuck fails t at once when err is a call that did not return:
-// rapid would otherwise run the case again and again while it shrinks it,
-// each time waiting out the deadline.
-func (o *options) fatalIfStuck(t interface {
+// fatalIfHalted fails t at once when err ends the checks (a call that did
+// not return, a wheel the checks cannot use): rapid would otherwise run the
+// case again and again while it shrinks it, each time waiting out the
+// deadline, or the same for every case.
+func (o *options) fatalIfHalted(t interface {
 	Helper()
 	Fatalf(string, ...any)
 }, err error, h *harness.Harness) {
 	t.Helper()
-	var st *stuckError
-	if errors.As(err, &st) {
+	if err != nil && err == o.halt {
 		t.Fatalf("%s", o.failure(err, h))
 		runtime.Goexit() // Fatalf does not return from a testing.T; nor may this
 	}

@@ -52,13 +52,15 @@
 // # Your own wheel
 //
 // WithWrapper checks a wheel of yours, with any value type: it needs Now,
-// Len, Add and AdvanceClock (WheelOf), and checks every other method of
-// *timingwheel.Wheel it finds. The check's handlers do not call back into
-// the wheel, so a wheel that holds its lock while handlers run passes
-// (WithReentrantHandlers turns such calls on, for wheels that allow them).
-// A call that does not return within 5 seconds (WithCallTimeout), your
-// constructor included, fails the test, naming the call, instead of
-// hanging:
+// Len, Add and AdvanceClock (WheelOf), and calls and compares every other
+// method of *timingwheel.Wheel it has (WithWrapper lists them; go test -v
+// shows which it found). A method of one of those names with another
+// signature fails the check, naming both signatures. The check's handlers
+// do not call back into the wheel, so a wheel that holds its lock while
+// handlers run passes (WithReentrantHandlers turns such calls on, for wheels
+// that allow them). A call that does not return within 5 seconds
+// (WithCallTimeout), your constructor included, fails the test, naming the
+// call, instead of hanging:
 //
 //	// Locked is a wheel that goroutines share: every call takes the lock,
 //	// held while the handlers run. It has four of the methods WithWrapper

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -23,7 +24,8 @@ import (
 // model's order: by interval, then by the order of adds).
 //
 // Every other method of *timingwheel.Wheel[V] your wrapper has (the list is
-// at WithWrapper) is found by type assertion and checked too.
+// at WithWrapper) is found and checked too; one with the name of such a
+// method but another signature fails the check.
 type WheelOf[V any] interface {
 	Now() time.Time
 	Len() int
@@ -39,15 +41,19 @@ type WheelOf[V any] interface {
 // and must return an empty wheel with that config, or the error
 // timingwheel.NewWithConfig returns.
 //
-// Besides WheelOf's methods, the checks call and compare these of
-// *timingwheel.Wheel[V] when your wheel has them (with the same signatures):
-// Remove, Reschedule, AddAtIntervalNum, RescheduleAtIntervalNum,
-// AdvanceClockLimit, FirePastAlarms, AdvanceClockStopAtNextAlarm, Step,
-// Clear, Shrink, Mem, AlarmAt, AlarmIntervalNum, AlarmValue, IsEmpty, All,
-// NowIntervalNum, MaxAllowedAlarmTime, MaxAllowedAlarmIntervalNum,
-// NextAlarmFiresAt, MinAlarmIntervalNum, MinAlarmTimeInMinInterval,
-// MaxAlarmTimeInMinInterval, Stats and Invariant. Calls it lacks are never
-// drawn; queries it lacks are not compared.
+// Besides WheelOf's methods, the checks call and compare these methods of
+// *timingwheel.Wheel[V] when your wheel has them: Remove, Reschedule,
+// AddAtIntervalNum, RescheduleAtIntervalNum, AdvanceClockLimit,
+// FirePastAlarms, AdvanceClockStopAtNextAlarm, Step, Clear, Shrink, Mem,
+// AlarmAt, AlarmIntervalNum, AlarmValue, IsEmpty, All, NowIntervalNum,
+// MaxAllowedAlarmTime, MaxAllowedAlarmIntervalNum, NextAlarmFiresAt,
+// MinAlarmIntervalNum, MinAlarmTimeInMinInterval, MaxAlarmTimeInMinInterval,
+// Stats and Invariant. Calls it lacks are never drawn; queries it lacks are
+// not compared. CheckWheel and Replay log once which of them your wheel has
+// (go test -v shows it). A method of your wheel with one of these names must
+// have the wheel's signature (for V): one with another, such as a Remove
+// that returns a bool, fails the check with its name, its signature and the
+// wheel's, instead of going unchecked.
 //
 // The checks add the alarm's id as its value when V is int, else the zero V
 // (WithValues: values of your choice), and tell alarms apart by the handles
@@ -256,12 +262,67 @@ func newWrapped[V any](w WheelOf[V], o *options) (*wrapped[V], error) {
 	case o.values != nil:
 		f, ok := o.values.(func(int) V)
 		if !ok {
-			return nil, fmt.Errorf("proptest: WithValues makes values of type %s, but the wheel holds %s",
-				reflect.TypeOf(o.values).Out(0), reflect.TypeFor[V]())
+			return nil, harness.UsageError{Err: fmt.Errorf("proptest: WithValues makes values of type %s, but the wheel holds %s",
+				reflect.TypeOf(o.values).Out(0), reflect.TypeFor[V]())}
 		}
 		x.value = f
 	}
-	return x, nil
+	methods, err := compared[V](w)
+	o.methods = methods
+	return x, err
+}
+
+// wheelMethods are the methods of *timingwheel.Wheel the checks call or
+// compare: WheelOf's, then the others in the order of WithWrapper's doc.
+var wheelMethods = []string{"Now", "Len", "Add", "AdvanceClock",
+	"Remove", "Reschedule", "AddAtIntervalNum", "RescheduleAtIntervalNum", "AdvanceClockLimit", "FirePastAlarms",
+	"AdvanceClockStopAtNextAlarm", "Step", "Clear", "Shrink", "Mem", "AlarmAt", "AlarmIntervalNum", "AlarmValue",
+	"IsEmpty", "All", "NowIntervalNum", "MaxAllowedAlarmTime", "MaxAllowedAlarmIntervalNum", "NextAlarmFiresAt",
+	"MinAlarmIntervalNum", "MinAlarmTimeInMinInterval", "MaxAlarmTimeInMinInterval", "Stats", "Invariant"}
+
+// compared says which of wheelMethods w has, for the log, or fails on a
+// near miss: a method with the name of one of them but another signature,
+// which the checks would otherwise skip without a word.
+func compared[V any](w any) (string, error) {
+	got, want := reflect.ValueOf(w), reflect.ValueOf((*timingwheel.Wheel[V])(nil))
+	var has, lacks, misses []string
+	for _, name := range wheelMethods {
+		m := got.MethodByName(name)
+		switch wt := want.MethodByName(name).Type(); {
+		case !m.IsValid():
+			lacks = append(lacks, name)
+		case m.Type() != wt:
+			misses = append(misses, fmt.Sprintf("%s is %s, the wheel's is %s", name, sig(m.Type()), sig(wt)))
+		default:
+			has = append(has, name)
+		}
+	}
+	typ := reflect.TypeOf(w)
+	if len(misses) > 0 {
+		return "", harness.UsageError{Err: fmt.Errorf("proptest: WithWrapper: your %v's %s. The checks call and compare "+
+			"a wheel's methods only with the signatures of *timingwheel.Wheel[%v]: fix the signature, or rename "+
+			"the method if it is not the wheel's", typ, strings.Join(misses, "; its "), reflect.TypeFor[V]())}
+	}
+	s := fmt.Sprintf("proptest: WithWrapper: the checks call and compare %s of your %v", list(has), typ)
+	if len(lacks) > 0 {
+		s += fmt.Sprintf("; it has none of the wheel's %s", list(lacks))
+	}
+	return s, nil
+}
+
+// sig is a method's type as its source would spell it: package names
+// without their paths, and alarm.Alarm for the handle type it aliases.
+func sig(t reflect.Type) string {
+	s := regexp.MustCompile(`(?:[\w.-]+/)+(\w+\.)`).ReplaceAllString(t.String(), "$1")
+	return strings.ReplaceAll(s, "pool.Handle", "alarm.Alarm")
+}
+
+// list joins names as in a sentence: "a, b and c".
+func list(names []string) string {
+	if n := len(names); n > 1 {
+		return strings.Join(names[:n-1], ", ") + " and " + names[n-1]
+	}
+	return strings.Join(names, "")
 }
 
 // Has implements harness.Wrapper.

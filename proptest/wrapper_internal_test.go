@@ -3,6 +3,7 @@ package proptest
 import (
 	"flag"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"regexp"
 	"runtime"
@@ -166,8 +167,7 @@ func TestChecksCatchBuggyWrappers(t *testing.T) {
 			"WithValues makes values of type string, but the wheel holds int", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := &recordTB{}
-			check(r, true, append(smallWorld(), c.opts...))
+			r, _ := runExit(func(tb *exitTB) { check(tb, true, append(smallWorld(), c.opts...)) })
 			if !r.failed {
 				t.Fatalf("the check passed a wrapper with a bug")
 			}
@@ -492,4 +492,91 @@ func TestReplayMalformedTrace(t *testing.T) {
 			t.Errorf("replay of %.80q: failed %v, %.300q; want %q", c.trace, r.failed, got, c.want)
 		}
 	}
+}
+
+// boolRemover has a Remove that is not the wheel's: it reports instead of
+// failing. The checks cannot call it as the wheel's Remove.
+type boolRemover struct{ minimal }
+
+func (m boolRemover) Remove(a alarm.Alarm) bool { return m.w.Remove(a) == nil }
+
+// intStepper's Step takes the handler of an int wheel, but it holds strings.
+type intStepper struct{ minimal }
+
+func (m intStepper) Step(func(timingwheel.Fired[int])) bool { return false }
+
+// intAll's All yields ints.
+type intAll struct{ minimal }
+
+func (m intAll) All() iter.Seq[int] { return func(func(int) bool) {} }
+
+// A method with the name of a wheel method the checks compare, but another
+// signature, fails every front-end with its name, its signature and the
+// wheel's, instead of being skipped.
+func TestWrapperNearMiss(t *testing.T) {
+	noFailFiles(t)
+	const trace = "wheel precision=0 bits=1,1 capacity=0 overflow=false start=0\nAdd 3 1\n"
+	remove := []string{"proptest: WithWrapper: your proptest.boolRemover's Remove is func(alarm.Alarm) bool, " +
+		"the wheel's is func(alarm.Alarm) error"}
+	step := []string{"your proptest.intStepper's Step is func(func(timingwheel.Fired[int])) bool, " +
+		"the wheel's is func(func(timingwheel.Fired[string])) bool"}
+	for _, c := range []struct {
+		name string
+		run  func(tb *exitTB)
+		want []string
+	}{
+		{"CheckWheel", func(tb *exitTB) {
+			check(tb, true, []Option{wrapString(func(m minimal) boolRemover { return boolRemover{m} })})
+		}, remove},
+		{"CheckWheelBytes", func(tb *exitTB) {
+			CheckWheelBytes(tb, []byte{1, 2, 3}, wrapString(func(m minimal) boolRemover { return boolRemover{m} }))
+		}, remove},
+		{"ReplayText", func(tb *exitTB) {
+			ReplayText(tb, trace, wrapString(func(m minimal) boolRemover { return boolRemover{m} }))
+		}, remove},
+		{"gopter", func(tb *exitTB) {
+			var out strings.Builder
+			if GopterProperties(wrapString(func(m minimal) boolRemover { return boolRemover{m} })).Run(gopter.NewFormatedReporter(false, 1<<20, &out)) {
+				tb.Errorf("gopter passed")
+			}
+			tb.Errorf("%s", out.String())
+		}, remove},
+		{"Step of another value type", func(tb *exitTB) {
+			check(tb, true, []Option{wrapString(func(m minimal) intStepper { return intStepper{m} })})
+		}, step},
+		{"All", func(tb *exitTB) { check(tb, true, []Option{wrapString(func(m minimal) intAll { return intAll{m} })}) },
+			[]string{"your proptest.intAll's All is func() iter.Seq[int], the wheel's is func() iter.Seq[alarm.Alarm]"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, _ := runExit(c.run)
+			report := strings.Join(r.msgs, "\n")
+			if !r.failed {
+				t.Fatalf("a near miss passed:\n%s", report)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(report, w) {
+					t.Errorf("the report does not say %q:\n%s", w, report)
+				}
+			}
+		})
+	}
+}
+
+// The checks say once which methods of a wrapper they call and compare.
+func TestWrapperLogsMethods(t *testing.T) {
+	noFailFiles(t)
+	r := &recordTB{}
+	check(r, true, []Option{wrapString(func(m minimal) laxRemover { return laxRemover{m} }), WithOpWeights(map[string]int{"Remove": 0})})
+	var logs []string
+	for _, m := range r.msgs {
+		if strings.Contains(m, "WithWrapper") {
+			logs = append(logs, m)
+		}
+	}
+	const want = "proptest: WithWrapper: the checks call and compare Now, Len, Add, AdvanceClock and Remove of your " +
+		"proptest.laxRemover; it has none of the wheel's"
+	if r.failed || len(logs) != 1 || !strings.HasPrefix(logs[0], want) || !strings.Contains(logs[0], "AlarmAt") {
+		t.Fatalf("failed %v; logged %q, want one line starting %q", r.failed, logs, want)
+	}
+	t.Log(logs[0])
 }

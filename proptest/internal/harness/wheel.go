@@ -133,6 +133,13 @@ func (s wheelImpl) observe() obs {
 
 func (s wheelImpl) intervalOf(a alarm.Alarm) (int64, error) { return s.Wheel.AlarmIntervalNum(a) }
 
+// UsageError is a factory's error that is not the wheel's but the user's:
+// a wheel the checks cannot use. The harness returns it as it is.
+type UsageError struct{ Err error }
+
+func (e UsageError) Error() string { return e.Err.Error() }
+func (e UsageError) Unwrap() error { return e.Err }
+
 // Wrapper is implemented by a wheel under test that wraps a user's own: it
 // may lack some of Wheel's methods (Has says which; the harness never draws
 // a call it lacks and does not compare a query it lacks) and may forbid calls
@@ -171,6 +178,9 @@ func newWheel(s Setup, cfg config.Config, start time.Time, factory WheelFactory)
 		w, err = factory(cfg, start)
 	} else {
 		w, err = timingwheel.NewWithConfig[int](cfg, start)
+	}
+	if errors.As(err, new(UsageError)) {
+		return nil, err
 	}
 	m, merr := newModel(cfg, start.UnixNano())
 	if (err == nil) != (merr == nil) || err != nil && !errors.Is(err, timingwheel.ErrTimeOutOfRange) {
