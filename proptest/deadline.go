@@ -19,29 +19,65 @@ type stuckError struct {
 
 func (e *stuckError) Error() string { return e.msg }
 
-// within runs f in a goroutine of its own and waits at most the call
-// deadline for it: a call that does not return becomes the *stuckError
-// stuck makes (and leaves its goroutine blocked; what it ran on must not be
-// used again). After one, within returns it at once.
+// within runs f on another goroutine and waits at most the call deadline
+// for it: a call that does not return becomes the *stuckError stuck makes
+// (and leaves its goroutine blocked; what it ran on must not be used
+// again). After one, within returns it at once.
 func (o *options) within(f func() error, stuck func(d time.Duration) *stuckError) error {
 	if o.halt != nil {
 		return o.halt
 	}
-	done := make(chan error, 1)
-	go func() { done <- f() }()
+	w := o.work
+	if w == nil {
+		w = &worker{jobs: make(chan func() error, 1), done: make(chan error, 1)}
+		defer close(w.jobs)
+		go w.run()
+	}
+	w.jobs <- f
 	d := o.timeout
 	if d <= 0 {
 		d = defaultTimeout
 	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
+	if w.timer == nil {
+		w.timer = time.NewTimer(d)
+	} else {
+		w.timer.Reset(d)
+	}
+	defer w.timer.Stop()
 	select {
-	case err := <-done:
+	case err := <-w.done:
 		return err
-	case <-timer.C:
+	case <-w.timer.C:
 	}
 	o.halt = stuck(d)
 	return o.halt
+}
+
+// worker runs the calls of the checks one at a time on a goroutine that
+// lives as long as the check, so that its stack, grown once, stays.
+type worker struct {
+	jobs  chan func() error
+	done  chan error
+	timer *time.Timer
+}
+
+func (w *worker) run() {
+	for f := range w.jobs {
+		w.done <- f()
+	}
+}
+
+// startWorker gives the calls of a front-end one worker; the returned func
+// ends it (a worker blocked in a call that did not return ends with it).
+// Without one, each call runs on a goroutine of its own.
+func (o *options) startWorker() (stop func()) {
+	w := &worker{jobs: make(chan func() error, 1), done: make(chan error, 1)}
+	go w.run()
+	o.work = w
+	return func() {
+		close(w.jobs)
+		o.work = nil
+	}
 }
 
 // logMethods logs, once, which methods of a user's wheel the checks call
@@ -135,7 +171,7 @@ func (o *options) fatalIfHalted(t interface {
 }, err error, h *harness.Harness) {
 	t.Helper()
 	if err != nil && err == o.halt {
-		t.Fatalf("%s", o.failure(err, h))
+		t.Fatalf("%s", o.failed(err, h))
 		runtime.Goexit() // Fatalf does not return from a testing.T; nor may this
 	}
 }

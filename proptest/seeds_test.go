@@ -162,6 +162,8 @@ func (s *scriptSource) Intn(label string, n int) int {
 	return int(v)
 }
 
+func (s *scriptSource) Choose(label string, n, _ int) int { return s.Intn(label, n) }
+
 func (s *scriptSource) Int64Range(label string, lo, hi int64) int64 {
 	v := s.take(label, 0)
 	s.emit(label, uint64(v), uint64(hi-lo))

@@ -70,6 +70,7 @@ type Harness struct {
 	has       func(method string) bool
 	noReentry bool
 	masked    struct{ from, to []int } // Gen's weights without absent operations
+	lacksOne  []bool                   // maskOne: the queries about one handle it lacks
 }
 
 // Has reports whether the structure under test has the method (a wrapper
@@ -143,6 +144,30 @@ func (h *Harness) Gen(src Source, weights []int, noPanic bool) Op {
 	op := Op{Name: h.k.ops[weighted(src, "op", h.available(weights))].name}
 	h.sys.gen(h, src, &op, noPanic)
 	return op
+}
+
+// Swarm draws the operation mix of one run from weights: half of the runs
+// use weights as they are; the others keep each operation with even odds,
+// the first (Add) always. A run that leaves out most operations goes deeper
+// into those it keeps (a dozen adds and no advance, say), so bugs that need
+// many calls of a few kinds come up in a few runs instead of hundreds,
+// while the runs with the whole mix keep its coverage (swarm testing).
+func (h *Harness) Swarm(src Source, weights []int) []int {
+	if src.Intn("swarm", 2) == 0 {
+		return weights
+	}
+	ws := slices.Clone(weights)
+	for i := 1; i < len(ws); i++ {
+		if src.Intn("swarmOff", 2) == 1 {
+			ws[i] = 0
+		}
+	}
+	for _, w := range h.available(ws) {
+		if w > 0 {
+			return ws
+		}
+	}
+	return weights // the mix kept nothing the structure has
 }
 
 // available returns weights with those of the operations the structure
@@ -553,12 +578,16 @@ func (h *Harness) maskOne(v view) view {
 	if h.has == nil {
 		return v
 	}
-	names := strings.Split(h.k.oneQueries, ", ") // Mem, then the three of Vals
-	if !h.Has(names[0]) {
+	if h.lacksOne == nil {
+		for _, name := range strings.Split(h.k.oneQueries, ", ") { // Mem, then the three of Vals
+			h.lacksOne = append(h.lacksOne, !h.Has(name))
+		}
+	}
+	if h.lacksOne[0] {
 		v.Mem = false
 	}
 	for i := range v.Vals {
-		if !h.Has(names[i+1]) {
+		if h.lacksOne[i+1] {
 			v.Vals[i], v.Errs[i] = 0, 0
 		}
 	}
@@ -592,7 +621,7 @@ func (h *Harness) checkAll(all iter.Seq[alarm.Alarm]) error {
 // pick returns the id of a live alarm mostly, else of a dead one (fired,
 // removed or cleared), else 0 (the null alarm).
 func (h *Harness) pick(src Source, label string) int {
-	if live := h.ids(true); len(live) > 0 && src.Intn(label+"Live", h.k.liveOdds) > 0 {
+	if live := h.ids(true); len(live) > 0 && src.Choose(label+"Live", h.k.liveOdds, 1) > 0 {
 		return live[src.Intn(label, len(live))]
 	}
 	if dead := h.ids(false); len(dead) > 0 && src.Intn(label+"Dead", 2) > 0 {
@@ -615,7 +644,7 @@ func (h *Harness) ids(live bool) []int {
 // act once (add, remove, reschedule, panic, shrink) or pass a nil handler.
 // An offset is drawn in [lo, hi].
 func (h *Harness) genScript(src Source, noPanic bool, lo, hi int64) Script {
-	if src.Intn("scripted", 3) != 0 {
+	if src.Choose("scripted", 3, 1) != 0 {
 		return Script{}
 	}
 	acts := h.actions()

@@ -170,7 +170,7 @@ func (s *queueSys) gen(h *Harness, src Source, op *Op, noPanic bool) {
 // the range.
 func (s *queueSys) genKey(src Source, label string) int64 {
 	lo, hi, elts := s.m.now, s.m.maxAllowedKey(), s.m.byOrder()
-	switch src.Intn(label+"Kind", 9) {
+	switch src.Choose(label+"Kind", 9, 4) {
 	case 0:
 		return lo
 	case 1:

@@ -272,7 +272,7 @@ func (s *wheelSys) gen(h *Harness, src Source, op *Op, noPanic bool) {
 	case "Add":
 		op.At = s.genTime(src, "at")
 	case "AddAtIntervalNum":
-		if src.Intn("intervalFar", 6) == 0 {
+		if src.Choose("intervalFar", 6, 1) == 0 {
 			op.At = m.maxAllowedKey() + src.Int64Range("intervalEdge", -1, 1)
 		} else {
 			op.At = m.interval() + src.Int64Range("intervalDelta", -2, 40)
@@ -309,7 +309,7 @@ func (s *wheelSys) genTime(src Source, label string) int64 {
 	now, prec := s.m.now, int64(1)<<s.m.shift
 	intervalStart := now / prec * prec
 	maxAllowed := s.m.MaxAllowedAlarmTime()
-	switch src.Intn(label+"Kind", 10) {
+	switch src.Choose(label+"Kind", 10, 5) {
 	case 0:
 		return intervalStart - src.Int64Range(label+"Before", 1, 3)
 	case 1:
@@ -329,7 +329,7 @@ func (s *wheelSys) genTime(src Source, label string) int64 {
 func (s *wheelSys) genAdvance(src Source, label string) int64 {
 	now, prec := s.m.now, int64(1)<<s.m.shift
 	var ns int64
-	switch src.Intn(label+"Kind", 8) {
+	switch src.Choose(label+"Kind", 8, 6) {
 	case 0:
 		ns = now + 1
 	case 1:
