@@ -2,6 +2,7 @@ package proptest
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"maps"
 	"os"
@@ -58,7 +59,12 @@ type options struct {
 	reentrant    bool                  // handlers call back into a user's wheel
 	timeout      time.Duration         // WithCallTimeout; 0: defaultTimeout
 	calls        calls                 // the call into the wheel under test that is running
-	timedOut     error                 // a call did not return: the gopter front-end stops calling
+	// halt ends the checks: a call that did not return, or a wheel the
+	// checks cannot use (harness.UsageError); every later call returns it.
+	halt    error
+	methods string  // WithWrapper: the methods compared, for the log
+	logged  bool    // methods logged
+	work    *worker // runs the calls, if startWorker made one
 }
 
 // WithConfigs restricts the wheel's checks to the given configs (default:
@@ -77,8 +83,9 @@ func WithLevelBits(lbs ...levelbits.LevelBits) Option {
 }
 
 // WithSteps makes every CheckWheel and CheckQueue run exactly n calls
-// (default: rapid's -rapid.steps, 30 on average, which rapid may shorten when
-// it shrinks a failure) and caps GopterProperties' sequences at n calls.
+// (default: from rapid's -rapid.steps, 30, to three times that, the short
+// runs more often; rapid shortens a failing run when it shrinks it) and
+// caps GopterProperties' sequences at n calls.
 func WithSteps(n int) Option { return func(o *options) { o.steps = n } }
 
 // WithoutPanics turns off handlers that panic.
@@ -101,8 +108,8 @@ func WithQueueOpWeights(weights map[string]int) Option {
 }
 
 // WithFailureFile makes a failing check write the trace of the failure to
-// path (creating its directory), for Replay. Rapid runs a failing case
-// several times while it shrinks it; the file holds the last, smallest one.
+// path (creating its directory), for Replay: the shortest trace rapid
+// found, the one the failure prints.
 func WithFailureFile(path string) Option { return func(o *options) { o.failFile = path } }
 
 // WithWheelFactory makes the wheel under test with f instead of
@@ -116,7 +123,14 @@ func WithWheelFactory(f func(cfg config.Config, start time.Time) (Wheel, error))
 // WithQueueFactory makes the queue under test with f instead of
 // priorityqueue.New[int].
 func WithQueueFactory(f func(lb levelbits.LevelBits, capacity int) Queue) Option {
-	return func(o *options) { o.queueFactory = f }
+	return func(o *options) {
+		o.queueFactory = func(lb levelbits.LevelBits, capacity int) Queue {
+			o.calls.enter(&call{name: "your queue's constructor", args: []any{
+				fmt.Sprintf("level bits %v", lb), fmt.Sprintf("capacity %d", capacity)}, constructor: true})
+			defer o.calls.leave()
+			return f(lb, capacity)
+		}
+	}
 }
 
 // WithGopterRuns sets how many sequences GopterProperties tries (default 100)
@@ -140,29 +154,29 @@ const maxFuzzCalls = 64
 // structure is one of the two structures the checks drive, seen by the
 // front-ends.
 type structure struct {
-	draw    func(harness.Source) (*harness.Harness, error)
+	draw    func(harness.Source) (harness.Setup, error)
 	weights []int
 }
 
 func (o *options) structure(wheel bool) (structure, error) {
 	if wheel {
 		ws, err := harness.WheelKind.Weights(o.weights, "WithOpWeights")
-		return structure{func(src harness.Source) (*harness.Harness, error) {
+		return structure{func(src harness.Source) (harness.Setup, error) {
 			return harness.DrawWheel(src, o.configs, o.wheelFactory)
 		}, ws}, err
 	}
 	ws, err := harness.QueueKind.Weights(o.queueWeights, "WithQueueOpWeights")
-	return structure{func(src harness.Source) (*harness.Harness, error) {
+	return structure{func(src harness.Source) (harness.Setup, error) {
 		return harness.DrawQueue(src, o.levelBits, o.queueFactory)
 	}, ws}, err
 }
 
 // CheckWheel runs a rapid state machine that drives a timingwheel.Wheel[int]
 // and the reference model with the same random calls (the package doc says
-// what is drawn and compared) and fails t at the first difference, printing
-// a snippet that replays it (ReplayText). The defaults, 100 runs of about 30
-// calls, finish in well under a second; -rapid.checks and -rapid.steps
-// scale them.
+// what is drawn and compared) and fails t at the first difference, once
+// rapid has shrunk it, printing the difference and a snippet that replays
+// the shortest trace (ReplayText). The defaults, 100 runs of 30 to 90 calls,
+// finish in well under a second; -rapid.checks and -rapid.steps scale them.
 //
 // Options: WithConfigs, WithSteps, WithOpWeights, WithoutPanics,
 // WithFailureFile, WithCallTimeout; for a wheel of your own WithWrapper (or
@@ -188,24 +202,105 @@ func check(t rapid.TB, wheel bool, opts []Option) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rapid.Check(t, func(rt *rapid.T) {
-		src := harness.RapidSource{T: rt}
-		h, err := s.draw(src)
-		o.fail(rt, err, h)
-		step := func(*rapid.T) { // Repeat passes rt
-			err := o.step(h, h.Gen(src, s.weights, o.noPanic))
-			o.fatalIfStuck(t, err, h)
-			o.fail(rt, err, h)
-		}
-		if o.steps > 0 {
-			for range o.steps {
-				step(rt)
+	defer o.startWorker()()
+	avg := rapidSteps()
+	var failErr error // of the last run, if it failed: rapid runs the smallest failing one last
+	var failH *harness.Harness
+	rtb := &rapidTB{TB: t}
+	rapid.Check(rtb, func(rt *rapid.T) {
+		failErr, failH = nil, nil
+		fail := func(err error, h *harness.Harness) {
+			o.fatalIfHalted(t, err, h)
+			if err != nil {
+				failErr, failH = err, h
+				rt.Fatalf("proptest: %v", err) // check reports it in full
 			}
-			return
 		}
-		rt.Repeat(map[string]func(*rapid.T){"step": step})
+		src := harness.RapidSource{T: rt}
+		setup, err := s.draw(src)
+		fail(err, nil)
+		h, err := o.start(setup)
+		fail(err, h)
+		o.logMethods(t)
+		weights, n := h.Swarm(src, s.weights), o.steps
+		if n <= 0 {
+			n = drawSteps(src, avg)
+		}
+		for range n {
+			fail(o.step(h, h.Gen(src, weights, o.noPanic)), h)
+		}
 	})
+	if rtb.failed {
+		report := "proptest: rapid failed:" // a panic of the checks themselves: rapid says where
+		if failErr != nil {
+			report = o.failed(failErr, failH)
+		}
+		t.Fatalf("%s%s", report, rtb.notes)
+	}
 }
+
+// rapidSteps is rapid's -rapid.steps (halved by -short, as rapid does).
+func rapidSteps() int {
+	n := 30
+	if f := flag.Lookup("rapid.steps"); f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			if v, ok := g.Get().(int); ok && v > 0 {
+				n = v
+			}
+		}
+	}
+	if testing.Short() {
+		n = max(1, n/2)
+	}
+	return n
+}
+
+// drawSteps draws how many calls a run of CheckWheel makes: avg to 3 avg,
+// more of them short (rapid favours small draws). Long enough for a dozen
+// alarms to pile up; a failing run stops at its failure, so the length
+// costs nothing when rapid shrinks it.
+func drawSteps(src harness.Source, avg int) int { return avg + src.Intn("steps", 2*avg) }
+
+// rapidTB is the test rapid reports to. On a failure rapid prints the
+// failure's message, how to reproduce it, then runs the failing case again
+// and prints every value it drew and the message again; rapidTB keeps only
+// how to reproduce it, and check reports the failure once.
+type rapidTB struct {
+	rapid.TB
+	failed bool
+	notes  string
+}
+
+func (r *rapidTB) Logf(format string, args ...any) {
+	if !r.failed { // after: the failing case's draws and message again
+		r.TB.Logf(format, args...)
+	}
+}
+
+func (r *rapidTB) Log(args ...any) {
+	if !r.failed {
+		r.TB.Log(args...)
+	}
+}
+
+func (r *rapidTB) Errorf(format string, args ...any) {
+	r.failed = true
+	msg := fmt.Sprintf(format, args...)
+	if !strings.HasPrefix(msg, "[rapid] failed after ") {
+		r.notes += "\n" + msg // a panic, a flaky case, too few valid cases: as rapid says it
+		return
+	}
+	for _, line := range strings.Split(msg, "\n") {
+		if strings.HasPrefix(line, "To reproduce") {
+			r.notes += "\nrapid: " + line
+		}
+	}
+}
+
+func (r *rapidTB) Error(args ...any) { r.Errorf("%s", fmt.Sprint(args...)) }
+func (r *rapidTB) Fail()             { r.failed = true }
+func (r *rapidTB) FailNow()          { r.failed = true } // check fails the test once it has reported
+func (r *rapidTB) Failed() bool      { return r.failed || r.TB.Failed() }
 
 // CheckWheelBytes decodes a config, a start time and up to 64 calls from data
 // and runs them as CheckWheel does: the body of a fuzz target (see the
@@ -229,8 +324,11 @@ func checkBytes(t testing.TB, wheel bool, data []byte, opts []Option) *harness.H
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer o.startWorker()()
 	src := &harness.ByteSource{Data: data}
-	h, err := s.draw(src)
+	setup, err := s.draw(src)
+	o.fail(t, err, nil)
+	h, err := o.start(setup)
 	o.fail(t, err, h)
 	for i := 0; i < maxFuzzCalls && !src.Exhausted(); i++ {
 		o.fail(t, o.step(h, h.Gen(src, s.weights, o.noPanic)), h)
@@ -241,39 +339,57 @@ func checkBytes(t testing.TB, wheel bool, data []byte, opts []Option) *harness.H
 // fail fails t with the failure report of err, unless err is nil.
 func (o *options) fail(t interface{ Fatalf(string, ...any) }, err error, h *harness.Harness) {
 	if err != nil {
-		t.Fatalf("%s", o.failure(err, h))
+		t.Fatalf("%s", o.failed(err, h))
 	}
 }
 
 // failure formats a failure: the difference (or the call that did not
 // return), then a snippet that replays the trace.
 func (o *options) failure(err error, h *harness.Harness) string {
-	if h == nil {
-		return fmt.Sprintf("proptest: %v", err)
-	}
-	what, tr := fmt.Sprintf("the %s differs from the model: %v", h.Kind().Name, err), ""
+	var k *harness.Kind
+	var what, tr string
 	var st *stuckError
-	if errors.As(err, &st) {
-		what, tr = st.msg, st.trace
-	} else {
-		tr = h.Trace()
+	var ue harness.UsageError
+	switch {
+	case errors.As(err, &st):
+		k, what, tr = st.kind, st.msg, st.trace
+	case errors.As(err, &ue):
+		return ue.Error()
+	case h == nil:
+		return fmt.Sprintf("proptest: %v", err)
+	default:
+		k, what, tr = h.Kind(), fmt.Sprintf("the %s differs from the model: %v", h.Kind().Name, err), h.Trace()
 	}
 	opts := ")"
 	switch {
-	case h.Kind() == harness.WheelKind && o.wrapped:
+	case k == harness.WheelKind && o.wrapped:
 		opts = ", opts...) // opts: this check's options, with your WithWrapper"
-	case h.Kind() == harness.QueueKind && o.queueFactory != nil:
+	case k == harness.QueueKind && o.queueFactory != nil:
 		opts = ", opts...) // opts: this check's options, with your WithQueueFactory"
 	}
 	lines := strings.Split(strings.TrimRight(tr, "\n"), "\n")
 	return fmt.Sprintf("proptest: %s\n\nReplay it with:\n\n"+
-		"\tproptest.ReplayText(t, `\n\t\t%s\n\t`%s\n%s", what, strings.Join(lines, "\n\t\t"), opts, o.writeFailure(tr))
+		"\tproptest.ReplayText(t, `\n\t\t%s\n\t`%s", what, strings.Join(lines, "\n\t\t"), opts)
+}
+
+// failed is failure, with the trace written to the failure file if one is
+// set.
+func (o *options) failed(err error, h *harness.Harness) string {
+	msg := o.failure(err, h)
+	var st *stuckError
+	switch {
+	case errors.As(err, &st):
+		msg += o.writeFailure(st.trace)
+	case h != nil:
+		msg += o.writeFailure(h.Trace())
+	}
+	return msg
 }
 
 // writeFailure writes a failing trace to the failure file, if one is set; it
 // returns a note for the failure message.
 func (o *options) writeFailure(trace string) string {
-	if o.failFile == "" {
+	if o.failFile == "" || trace == "" {
 		return ""
 	}
 	err := os.MkdirAll(filepath.Dir(o.failFile), 0o755)
@@ -314,10 +430,19 @@ func Replay(t testing.TB, path string, opts ...Option) {
 //	AdvanceClock 6 handler=1,add,4,0
 //
 // handler=call,action,offset,target says what the call's handler does at its
-// call-th invocation: add (at Now+offset), remove (alarm target), reschedule
-// (target to Now+offset), panic, shrink, or nil (no handler at all). A queue
-// trace starts with "queue bits=1,1 capacity=0"; its offsets count from
-// MinAllowedKey.
+// call-th invocation (from 1): add (at Now+offset), remove (alarm target),
+// reschedule (target to Now+offset), panic, shrink, or nil (no handler at
+// all); a field the action does not use is 0. Ids count up from 1 in the
+// order alarms are added, by a call or by a handler (the handler above adds
+// alarm 2); an add that fails takes none, and each Add names the id it
+// takes. Id 0, and an id not added yet, is the null alarm. A queue trace
+// starts with "queue bits=1,1 capacity=0"; its offsets count from
+// MinAllowedKey. Header fields left out are 0 or false; a trace's capacity
+// is at most 65536.
+//
+// A malformed trace (an unknown call or field, a number out of range, an
+// Add with another id, a field given twice or ignored) fails t with its
+// line number; so does a difference, with the line of the call.
 func ReplayText(t testing.TB, text string, opts ...Option) {
 	t.Helper()
 	replay(t, "trace", text, opts)
@@ -326,15 +451,25 @@ func ReplayText(t testing.TB, text string, opts ...Option) {
 func replay(t testing.TB, name, text string, opts []Option) {
 	t.Helper()
 	o := buildOptions(opts)
-	h, ops, err := harness.Start(text, o.wheelFactory, o.queueFactory)
+	defer o.startWorker()()
+	setup, ops, err := harness.Parse(text, o.wheelFactory, o.queueFactory)
 	if err != nil {
 		t.Fatalf("proptest: %s: %v", name, err)
 	}
+	h, err := o.start(setup)
+	if err != nil {
+		var st *stuckError
+		if errors.As(err, &st) {
+			t.Fatalf("proptest: %s: %s", name, st.msg)
+		}
+		t.Fatalf("%s", o.failure(err, nil))
+	}
+	o.logMethods(t)
 	for _, op := range ops {
 		if err := o.step(h, op); err != nil {
 			var st *stuckError
 			if errors.As(err, &st) {
-				t.Fatalf("proptest: %s: %s\nthe trace so far:\n%s", name, st.msg, st.trace)
+				t.Fatalf("proptest: %s: line %d: %s\nthe trace so far:\n%s", name, op.Line, st.msg, st.trace)
 			}
 			t.Fatalf("proptest: %s: %v", name, err)
 		}

@@ -11,6 +11,12 @@
 // early, twice or never, and Invariant() must hold. The same checks drive
 // the priority queue (CheckQueue).
 //
+// Under rapid, half of the runs draw from the whole mix and half from a
+// swarm, each operation but Add kept or left out at random, so that a run
+// can pile up a dozen alarms before anything fires or remove among many;
+// the choices a failure most often needs (an add near the clock, an
+// advance, a plain handler) are those rapid shrinks towards.
+//
 // Front-ends: CheckWheel and CheckQueue run the engine on rapid, which
 // shrinks a failure to a short trace; GopterProperties and RunGopter run it
 // on gopter's commands package; CheckWheelBytes and CheckQueueBytes decode
@@ -52,12 +58,15 @@
 // # Your own wheel
 //
 // WithWrapper checks a wheel of yours, with any value type: it needs Now,
-// Len, Add and AdvanceClock (WheelOf), and checks every other method of
-// *timingwheel.Wheel it finds. The check's handlers do not call back into
-// the wheel, so a wheel that holds its lock while handlers run passes
-// (WithReentrantHandlers turns such calls on, for wheels that allow them).
-// A call that does not return within 5 seconds (WithCallTimeout) fails the
-// test, naming the call, instead of hanging:
+// Len, Add and AdvanceClock (WheelOf), and calls and compares every other
+// method of *timingwheel.Wheel it has (WithWrapper lists them; go test -v
+// shows which it found). A method of one of those names with another
+// signature fails the check, naming both signatures. The check's handlers
+// do not call back into the wheel, so a wheel that holds its lock while
+// handlers run passes (WithReentrantHandlers turns such calls on, for wheels
+// that allow them). A call that does not return within 5 seconds
+// (WithCallTimeout), your constructor included, fails the test, naming the
+// call, instead of hanging:
 //
 //	// Locked is a wheel that goroutines share: every call takes the lock,
 //	// held while the handlers run. It has four of the methods WithWrapper
@@ -89,10 +98,22 @@
 //
 //	func TestLocked(t *testing.T) { proptest.CheckWheel(t, proptest.WithWrapper(NewLocked)) }
 //
-// # Replay
+// # Failures and replay
 //
-// Every failure prints its trace inside a snippet that replays it
-// deterministically (ReplayText; with your wheel, pass the check's options
-// too). WithFailureFile also writes the trace to a file; keep it under
-// testdata/ and replay it as a regression test with Replay(t, path).
+// A failure of CheckWheel or CheckQueue is reported once rapid has shrunk
+// it: the difference (or the call that did not return), the shortest trace
+// in a snippet that replays it deterministically (ReplayText; with your
+// wheel, pass the check's options too), and rapid's line that reproduces
+// the run (-rapid.seed, -rapid.failfile). WithFailureFile also writes the
+// trace to a file; keep it under testdata/ and replay it as a regression
+// test with Replay(t, path).
+//
+// Rapid also keeps each failing run in a file of its own under
+// testdata/rapid/<TestName>/ of the package, and on the next go test runs
+// the files there first, before any new run, until you delete them: they
+// hold rapid's encoding of its random choices, meaningful only to the same
+// rapid version and the same test code, not a trace. Ignore them in version
+// control (this repository's .gitignore lists testdata/rapid/) and delete
+// them once the bug is fixed; commit the trace instead. -rapid.nofailfile
+// turns them off.
 package proptest

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -136,12 +137,18 @@ func snippet(t *testing.T, report string) (trace, failure string) {
 // fake must reproduce.
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
 
+// withoutLine is a replay's failure without the trace line it names, as a
+// check reports it.
+func withoutLine(s string) string {
+	return regexp.MustCompile(`^line \d+: `).ReplaceAllString(s, "")
+}
+
 // replaysTo checks that trace fails on the fake with failure, and passes on
 // the real structure.
 func replaysTo(t *testing.T, trace, failure string, fake Option) {
 	t.Helper()
 	o := buildOptions([]Option{fake})
-	if err := harness.Replay(trace, o.wheelFactory, o.queueFactory); err == nil || firstLine(err.Error()) != firstLine(failure) {
+	if err := harness.Replay(trace, o.wheelFactory, o.queueFactory); err == nil || firstLine(withoutLine(err.Error())) != firstLine(failure) {
 		t.Fatalf("replay on the fake: %v\nwant the reported failure: %s\n%s", err, failure, trace)
 	}
 	if err := harness.Replay(trace, nil, nil); err != nil {
@@ -205,7 +212,7 @@ func TestChecksCatchBuggyFakes(t *testing.T) {
 func TestCommittedTracesCatchFakes(t *testing.T) {
 	for _, c := range []struct{ file, fake, want string }{
 		{"wheel/order-across-levels.trace", "dropping wheel", "AdvanceClock 6: fired a different sequence: alarm 2 not fired (-model +wheel):\n  alarm 1 at 5\n- alarm 2 at 5\n  alarm 3 at 5\n"},
-		{"wheel/errors-at-the-edges.trace", "laxRemove wheel", "Remove 4: Remove: wheel error <nil>"},
+		{"wheel/errors-at-the-edges.trace", "laxRemove wheel", "line 15: Remove 2: Remove: wheel error <nil>"},
 		{"wheel/handler-panic.trace", "earlyNext wheel", "after Add 2 1: NextAlarmFiresAt"},
 		{"queue/handler-panic.trace", "silent queue", "IncreaseMinAllowedKey 8 handler=2,panic,0,0: removed a different sequence: element 2 not removed; element 4 removed too (-model +queue):\n  element 1 key 1\n- element 2 key 3\n+ element 4 key 3\n"},
 		{"queue/handler-panic.trace", "wide queue", "MaxAllowedKey"},
@@ -236,4 +243,80 @@ func TestOpWeightsPerStructure(t *testing.T) {
 	if _, err := buildOptions([]Option{WithQueueOpWeights(map[string]int{"AdvanceClock": 1})}).structure(false); err == nil {
 		t.Fatalf("WithQueueOpWeights accepted the wheel operation AdvanceClock")
 	}
+}
+
+// fullWheel loses the alarm it is given when it holds 12 already: a bug
+// that takes 13 calls to show.
+type fullWheel struct{ *timingwheel.Wheel[int] }
+
+func (w fullWheel) Add(at time.Time, v int) (alarm.Alarm, error) {
+	full := w.Wheel.Len() >= 12
+	a, err := w.Wheel.Add(at, v)
+	if err == nil && full {
+		_ = w.Wheel.Remove(a)
+	}
+	return a, err
+}
+
+// A failure is reported once: the difference, the shortest trace in a
+// snippet that replays it, and how rapid reproduces it; not rapid's log of
+// every value it drew, nor the message twice.
+func TestFailureReportedOnce(t *testing.T) {
+	noFailFiles(t)
+	r, _ := runExit(func(tb *exitTB) { check(tb, true, []Option{fakes["dropping wheel"]}) })
+	report := strings.Join(r.msgs, "\n")
+	if !r.failed {
+		t.Fatalf("the check passed a wheel with a bug:\n%s", report)
+	}
+	for _, c := range []struct {
+		s    string
+		want int
+	}{{"differs from the model", 1}, {"Replay it with", 1}, {"[rapid] draw", 0}, {"\nrapid: To reproduce, specify -run=", 1}} {
+		if n := strings.Count(report, c.s); n != c.want {
+			t.Errorf("the report says %q %d times, want %d:\n%s", c.s, n, c.want, report)
+		}
+	}
+	trace, failure := snippet(t, report)
+	replaysTo(t, trace, failure, fakes["dropping wheel"])
+}
+
+// A bug that takes 13 calls is found and shrunk to those 13 calls in a few
+// thousand runs of rapid in all for three seeds, not tens of thousands each:
+// the runs draw swarms of operations (adds without advances, say), and the
+// choices a failure needs most shrink cheaply. Runs are counted by the
+// wheels made, one a run.
+func TestBugOfThirteenCallsShrinksFast(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short changes rapid's runs")
+	}
+	noFailFiles(t)
+	seed := flag.Lookup("rapid.seed")
+	old := seed.Value.String()
+	t.Cleanup(func() { _ = seed.Value.Set(old) })
+	runs := 0
+	full := WithWheelFactory(func(cfg config.Config, start time.Time) (Wheel, error) {
+		runs++
+		w, err := timingwheel.NewWithConfig[int](cfg, start)
+		if err != nil {
+			return nil, err
+		}
+		return fullWheel{w}, nil
+	})
+	for _, s := range []string{"7919", "15838", "23757"} {
+		_ = seed.Value.Set(s)
+		r, _ := runExit(func(tb *exitTB) { check(tb, true, []Option{full}) })
+		report := strings.Join(r.msgs, "\n")
+		if !r.failed {
+			t.Fatalf("seed %s: the check passed a wheel with a bug", s)
+		}
+		trace, failure := snippet(t, report)
+		if n := strings.Count(strings.TrimSpace(trace), "\n"); n != 13 {
+			t.Errorf("seed %s: shrunk to %d calls, want 13:\n%s", s, n, trace)
+		}
+		replaysTo(t, trace, failure, full)
+	}
+	if runs > 10000 {
+		t.Errorf("%d runs for the three seeds, want at most 10000", runs)
+	}
+	t.Logf("%d runs for the three seeds", runs)
 }

@@ -107,7 +107,7 @@ func (c gopterCmd) NextState(state commands.State) commands.State {
 	h := s.h
 	if s.used {
 		var err error
-		if h, err = s.h.Restart(); err != nil {
+		if h, err = c.o.start(s.h.Setup()); err != nil {
 			return &gopterState{err: err}
 		}
 		for _, op := range s.ops {
@@ -116,8 +116,8 @@ func (c gopterCmd) NextState(state commands.State) commands.State {
 	}
 	s.used = true
 	_ = c.o.step(h, c.op) // the system under test reports differences
-	if c.o.timedOut != nil {
-		return &gopterState{err: c.o.timedOut} // h is blocked in the call
+	if c.o.halt != nil {
+		return &gopterState{err: c.o.halt} // h is blocked in the call, or unusable
 	}
 	return &gopterState{h: h, ops: append(s.ops[:len(s.ops):len(s.ops)], c.op)}
 }
@@ -139,22 +139,36 @@ func gopterCommands(wheel bool, opts []Option) *commands.ProtoCommands {
 	}
 	return &commands.ProtoCommands{
 		InitialStateGen: func(params *gopter.GenParameters) *gopter.GenResult {
-			h, err := s.draw(harness.RandSource{R: params.Rng})
+			setup, err := s.draw(harness.RandSource{R: params.Rng})
+			var h *harness.Harness
+			if err == nil {
+				h, err = o.start(setup)
+			}
 			return gopter.NewGenResult(&gopterState{h: h, err: err}, gopter.NoShrinker)
 		},
-		InitialPreConditionFunc: func(state commands.State) bool { return state.(*gopterState).err == nil },
+		// A state whose start did not return, or made a wheel the checks
+		// cannot use, runs, so that its commands report it (see
+		// GenCommandFunc).
+		InitialPreConditionFunc: func(state commands.State) bool {
+			return state.(*gopterState).err == nil || o.halt != nil
+		},
 		NewSystemUnderTestFunc: func(initial commands.State) commands.SystemUnderTest {
-			h, err := initial.(*gopterState).h.Restart()
-			if err != nil {
+			st := initial.(*gopterState)
+			if st.err != nil {
+				return (*harness.Harness)(nil) // a start that did not return: every step reports it
+			}
+			h, err := o.start(st.h.Setup())
+			if err != nil && o.halt == nil {
 				panic(fmt.Sprintf("proptest: %v", err)) // built once already for the state
 			}
 			return h
 		},
 		GenCommandFunc: func(state commands.State) gopter.Gen {
 			st := state.(*gopterState)
-			if o.timedOut != nil {
-				// A call did not return: every command fails at once with its
-				// message, so that shrinking ends quickly.
+			if o.halt != nil {
+				// A call did not return, or the wheel cannot be checked: every
+				// command fails at once with the message, so that shrinking
+				// ends quickly.
 				return gen.Const(commands.Command(gopterCmd{harness.Op{Name: "FirePastAlarms"}, harness.WheelKind.Format, o}))
 			}
 			if st.err != nil {

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -55,6 +56,42 @@ func TestInterfaceDocs(t *testing.T) {
 		slices.Sort(listed)
 		if !slices.Equal(listed, methods) {
 			t.Errorf("the doc of %s lists %v; its methods are %v", c.name, listed, methods)
+		}
+	}
+}
+
+// TestWrapperMethodList: WithWrapper's doc lists the wheel methods the
+// checks compare besides WheelOf's, which are those the wrapper forwards
+// (optional) and the wheel has.
+func TestWrapperMethodList(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "wrapper.go", nil, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc string
+	for _, d := range f.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name == "WithWrapper" {
+			doc = strings.Join(strings.Fields(fn.Doc.Text()), " ")
+		}
+	}
+	const lead = "when your wheel has them: "
+	_, list, ok := strings.Cut(doc, lead)
+	list, _, ok2 := strings.Cut(list, ".")
+	if !ok || !ok2 {
+		t.Fatalf("WithWrapper's doc lists no methods after %q:\n%s", lead, doc)
+	}
+	listed := strings.Split(strings.Replace(list, " and ", ", ", 1), ", ")
+	if !slices.Equal(listed, wheelMethods[4:]) {
+		t.Errorf("WithWrapper's doc lists %v; the checks compare %v", listed, wheelMethods[4:])
+	}
+	opt := slices.Sorted(maps.Keys(optional[int](nil)))
+	if got := slices.Sorted(slices.Values(wheelMethods)); !slices.Equal(got, opt) {
+		t.Errorf("wheelMethods %v, the wrapper forwards %v", got, opt)
+	}
+	wheel := reflect.TypeFor[*timingwheel.Wheel[int]]()
+	for _, name := range wheelMethods {
+		if _, ok := wheel.MethodByName(name); !ok {
+			t.Errorf("the wheel has no method %s", name)
 		}
 	}
 }

@@ -162,6 +162,8 @@ func (s *scriptSource) Intn(label string, n int) int {
 	return int(v)
 }
 
+func (s *scriptSource) Choose(label string, n, _ int) int { return s.Intn(label, n) }
+
 func (s *scriptSource) Int64Range(label string, lo, hi int64) int64 {
 	v := s.take(label, 0)
 	s.emit(label, uint64(v), uint64(hi-lo))
@@ -209,7 +211,11 @@ func encode(t *testing.T, wheel bool, text string) ([]byte, string) {
 	}
 	k := map[bool]*harness.Kind{true: harness.WheelKind, false: harness.QueueKind}[wheel]
 	src := &scriptSource{script: parseScenario(t, text, k, s.weights)}
-	h, err := s.draw(src)
+	setup, err := s.draw(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := setup.New()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"iter"
 	"reflect"
+	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,7 +25,8 @@ import (
 // model's order: by interval, then by the order of adds).
 //
 // Every other method of *timingwheel.Wheel[V] your wrapper has (the list is
-// at WithWrapper) is found by type assertion and checked too.
+// at WithWrapper) is found and checked too; one with the name of such a
+// method but another signature fails the check.
 type WheelOf[V any] interface {
 	Now() time.Time
 	Len() int
@@ -39,15 +42,19 @@ type WheelOf[V any] interface {
 // and must return an empty wheel with that config, or the error
 // timingwheel.NewWithConfig returns.
 //
-// Besides WheelOf's methods, the checks call and compare these of
-// *timingwheel.Wheel[V] when your wheel has them (with the same signatures):
-// Remove, Reschedule, AddAtIntervalNum, RescheduleAtIntervalNum,
-// AdvanceClockLimit, FirePastAlarms, AdvanceClockStopAtNextAlarm, Step,
-// Clear, Shrink, Mem, AlarmAt, AlarmIntervalNum, AlarmValue, IsEmpty, All,
-// NowIntervalNum, MaxAllowedAlarmTime, MaxAllowedAlarmIntervalNum,
-// NextAlarmFiresAt, MinAlarmIntervalNum, MinAlarmTimeInMinInterval,
-// MaxAlarmTimeInMinInterval, Stats and Invariant. Calls it lacks are never
-// drawn; queries it lacks are not compared.
+// Besides WheelOf's methods, the checks call and compare these methods of
+// *timingwheel.Wheel[V] when your wheel has them: Remove, Reschedule,
+// AddAtIntervalNum, RescheduleAtIntervalNum, AdvanceClockLimit,
+// FirePastAlarms, AdvanceClockStopAtNextAlarm, Step, Clear, Shrink, Mem,
+// AlarmAt, AlarmIntervalNum, AlarmValue, IsEmpty, All, NowIntervalNum,
+// MaxAllowedAlarmTime, MaxAllowedAlarmIntervalNum, NextAlarmFiresAt,
+// MinAlarmIntervalNum, MinAlarmTimeInMinInterval, MaxAlarmTimeInMinInterval,
+// Stats and Invariant. Calls it lacks are never drawn; queries it lacks are
+// not compared. CheckWheel and Replay log once which of them your wheel has
+// (go test -v shows it). A method of your wheel with one of these names must
+// have the wheel's signature (for V): one with another, such as a Remove
+// that returns a bool, fails the check with its name, its signature and the
+// wheel's, instead of going unchecked.
 //
 // The checks add the alarm's id as its value when V is int, else the zero V
 // (WithValues: values of your choice), and tell alarms apart by the handles
@@ -60,7 +67,7 @@ func WithWrapper[V any, W WheelOf[V]](newWheel func(cfg config.Config, start tim
 	return func(o *options) {
 		o.wheelFactory = func(cfg config.Config, start time.Time) (harness.Wheel, error) {
 			w, err := func() (W, error) {
-				o.calls.enter(&call{name: "your wheel's constructor", args: []any{cfg, start}})
+				o.calls.enter(&call{name: "your wheel's constructor", args: []any{cfg, start}, constructor: true})
 				defer o.calls.leave()
 				return newWheel(cfg, start)
 			}()
@@ -91,7 +98,9 @@ func WithReentrantHandlers() Option { return func(o *options) { o.reentrant = tr
 // WithCallTimeout sets how long one call of the checks may take before the
 // test fails with the call's name and arguments (default 5s): a call that
 // never returns, such as a deadlock in a wrapper, fails instead of hanging
-// until go test's -timeout.
+// until go test's -timeout. Every call into the structure under test is
+// timed: your wheel's or queue's constructor, the queries the checks make
+// before the first call, and every call after.
 func WithCallTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
 
 // defaultTimeout is WithCallTimeout's default.
@@ -100,19 +109,24 @@ const defaultTimeout = 5 * time.Second
 // call is a call into the wheel under test, for the message of one that does
 // not return.
 type call struct {
-	name   string
-	args   []any
-	parent *call // the call whose handler made this one
+	name        string
+	on          *namedAlarm // the handle a query is about, if any
+	args        []any
+	parent      *call // the call whose handler made this one
+	constructor bool  // the user's constructor
 }
 
 func (c *call) String() string {
-	s := make([]string, len(c.args))
-	for i, a := range c.args {
+	var s []string
+	if c.on != nil {
+		s = append(s, c.on.String())
+	}
+	for _, a := range c.args {
 		switch a := a.(type) {
 		case time.Time:
-			s[i] = fmt.Sprintf("%s (%d ns)", a.Format(time.RFC3339Nano), a.UnixNano())
+			s = append(s, fmt.Sprintf("%s (%d ns)", a.Format(time.RFC3339Nano), a.UnixNano()))
 		default:
-			s[i] = fmt.Sprintf("%v", a)
+			s = append(s, fmt.Sprintf("%v", a))
 		}
 	}
 	return fmt.Sprintf("%s(%s)", c.name, strings.Join(s, ", "))
@@ -243,6 +257,7 @@ type wrapped[V any] struct {
 	ids       map[alarm.Alarm]int
 	calls     *calls
 	firing    *firing
+	same      func(v V, id int) bool // nil: reflect.DeepEqual(v, value(id))
 }
 
 func newWrapped[V any](w WheelOf[V], o *options) (*wrapped[V], error) {
@@ -250,15 +265,91 @@ func newWrapped[V any](w WheelOf[V], o *options) (*wrapped[V], error) {
 	switch ids := any(func(id int) int { return id }); {
 	case o.values == nil && is[func(int) V](ids):
 		x.value = ids.(func(int) V) // V is int: the id itself
+		x.same = any(func(v, id int) bool { return v == id }).(func(V, int) bool)
 	case o.values != nil:
 		f, ok := o.values.(func(int) V)
 		if !ok {
-			return nil, fmt.Errorf("proptest: WithValues makes values of type %s, but the wheel holds %s",
-				reflect.TypeOf(o.values).Out(0), reflect.TypeFor[V]())
+			return nil, harness.UsageError{Err: fmt.Errorf("proptest: WithValues makes values of type %s, but the wheel holds %s",
+				reflect.TypeOf(o.values).Out(0), reflect.TypeFor[V]())}
 		}
 		x.value = f
 	}
-	return x, nil
+	methods, err := compared[V](w)
+	o.methods = methods
+	return x, err
+}
+
+// wheelMethods are the methods of *timingwheel.Wheel the checks call or
+// compare: WheelOf's, then the others in the order of WithWrapper's doc.
+var wheelMethods = []string{"Now", "Len", "Add", "AdvanceClock",
+	"Remove", "Reschedule", "AddAtIntervalNum", "RescheduleAtIntervalNum", "AdvanceClockLimit", "FirePastAlarms",
+	"AdvanceClockStopAtNextAlarm", "Step", "Clear", "Shrink", "Mem", "AlarmAt", "AlarmIntervalNum", "AlarmValue",
+	"IsEmpty", "All", "NowIntervalNum", "MaxAllowedAlarmTime", "MaxAllowedAlarmIntervalNum", "NextAlarmFiresAt",
+	"MinAlarmIntervalNum", "MinAlarmTimeInMinInterval", "MaxAlarmTimeInMinInterval", "Stats", "Invariant"}
+
+// compared says which of wheelMethods w has, for the log, or fails on a
+// near miss: a method with the name of one of them but another signature,
+// which the checks would otherwise skip without a word.
+func compared[V any](w any) (string, error) {
+	key := [2]reflect.Type{reflect.TypeOf(w), reflect.TypeFor[V]()}
+	if c, ok := comparedCache.Load(key); ok {
+		c := c.(comparison)
+		return c.methods, c.err
+	}
+	methods, err := compare[V](w)
+	comparedCache.Store(key, comparison{methods, err})
+	return methods, err
+}
+
+// comparedCache holds compared's answers by the wheel's type and V: the
+// checks make a wheel for every run.
+var comparedCache sync.Map
+
+type comparison struct {
+	methods string
+	err     error
+}
+
+func compare[V any](w any) (string, error) {
+	got, want := reflect.ValueOf(w), reflect.ValueOf((*timingwheel.Wheel[V])(nil))
+	var has, lacks, misses []string
+	for _, name := range wheelMethods {
+		m := got.MethodByName(name)
+		switch wt := want.MethodByName(name).Type(); {
+		case !m.IsValid():
+			lacks = append(lacks, name)
+		case m.Type() != wt:
+			misses = append(misses, fmt.Sprintf("%s is %s, the wheel's is %s", name, sig(m.Type()), sig(wt)))
+		default:
+			has = append(has, name)
+		}
+	}
+	typ := reflect.TypeOf(w)
+	if len(misses) > 0 {
+		return "", harness.UsageError{Err: fmt.Errorf("proptest: WithWrapper: your %v's %s. The checks call and compare "+
+			"a wheel's methods only with the signatures of *timingwheel.Wheel[%v]: fix the signature, or rename "+
+			"the method if it is not the wheel's", typ, strings.Join(misses, "; its "), reflect.TypeFor[V]())}
+	}
+	s := fmt.Sprintf("proptest: WithWrapper: the checks call and compare %s of your %v", list(has), typ)
+	if len(lacks) > 0 {
+		s += fmt.Sprintf("; it has none of the wheel's %s", list(lacks))
+	}
+	return s, nil
+}
+
+// sig is a method's type as its source would spell it: package names
+// without their paths, and alarm.Alarm for the handle type it aliases.
+func sig(t reflect.Type) string {
+	s := regexp.MustCompile(`(?:[\w.-]+/)+(\w+\.)`).ReplaceAllString(t.String(), "$1")
+	return strings.ReplaceAll(s, "pool.Handle", "alarm.Alarm")
+}
+
+// list joins names as in a sentence: "a, b and c".
+func list(names []string) string {
+	if n := len(names); n > 1 {
+		return strings.Join(names[:n-1], ", ") + " and " + names[n-1]
+	}
+	return strings.Join(names, "")
 }
 
 // Has implements harness.Wrapper.
@@ -269,6 +360,12 @@ func (x *wrapped[V]) Reentrant() bool { return x.reentrant }
 
 func (x *wrapped[V]) enter(name string, args ...any) { x.calls.enter(&call{name: name, args: args}) }
 func (x *wrapped[V]) leave()                         { x.calls.leave() }
+
+// enterOn enters a query about a handle (one allocation: the checks make
+// four such queries about every handle after every call).
+func (x *wrapped[V]) enterOn(name string, a alarm.Alarm) {
+	x.calls.enter(&call{name: name, on: &namedAlarm{a, x.ids[a]}})
+}
 
 // namedAlarm is a handle in a call's arguments, with the id the trace names
 // it by.
@@ -310,6 +407,9 @@ func (x *wrapped[V]) id(a alarm.Alarm) (int, error) {
 
 // checkValue checks a value the wheel returned for id.
 func (x *wrapped[V]) checkValue(id int, v V) error {
+	if x.same != nil && x.same(v, id) {
+		return nil
+	}
 	if x.value != nil && !reflect.DeepEqual(v, x.value(id)) {
 		return fmt.Errorf("proptest: alarm %d has value %v, added with %v", id, v, x.value(id))
 	}
@@ -455,7 +555,7 @@ func (x *wrapped[V]) Mem(a alarm.Alarm) bool {
 	if !ok {
 		return false
 	}
-	x.enter("Mem", x.named(a))
+	x.enterOn("Mem", a)
 	defer x.leave()
 	return w.Mem(a)
 }
@@ -524,7 +624,7 @@ func (x *wrapped[V]) AlarmAt(a alarm.Alarm) (time.Time, error) {
 	if !ok {
 		return time.Time{}, errAbsent
 	}
-	x.enter("AlarmAt", x.named(a))
+	x.enterOn("AlarmAt", a)
 	defer x.leave()
 	return w.AlarmAt(a)
 }
@@ -534,7 +634,7 @@ func (x *wrapped[V]) AlarmIntervalNum(a alarm.Alarm) (int64, error) {
 	if !ok {
 		return 0, errAbsent
 	}
-	x.enter("AlarmIntervalNum", x.named(a))
+	x.enterOn("AlarmIntervalNum", a)
 	defer x.leave()
 	return w.AlarmIntervalNum(a)
 }
@@ -550,7 +650,7 @@ func (x *wrapped[V]) AlarmValue(a alarm.Alarm) (int, error) {
 	if !ok {
 		return x.id(a)
 	}
-	x.enter("AlarmValue", x.named(a))
+	x.enterOn("AlarmValue", a)
 	v, err := w.AlarmValue(a)
 	x.leave()
 	if err != nil {

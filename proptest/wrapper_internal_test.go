@@ -3,6 +3,7 @@ package proptest
 import (
 	"flag"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"regexp"
 	"runtime"
@@ -16,6 +17,7 @@ import (
 	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/config"
 	"github.com/gotimingwheel/timingwheel/levelbits"
+	"github.com/gotimingwheel/timingwheel/priorityqueue"
 	"github.com/gotimingwheel/timingwheel/proptest/internal/harness"
 	"github.com/gotimingwheel/timingwheel/timingwheel"
 )
@@ -165,8 +167,7 @@ func TestChecksCatchBuggyWrappers(t *testing.T) {
 			"WithValues makes values of type string, but the wheel holds int", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := &recordTB{}
-			check(r, true, append(smallWorld(), c.opts...))
+			r, _ := runExit(func(tb *exitTB) { check(tb, true, append(smallWorld(), c.opts...)) })
 			if !r.failed {
 				t.Fatalf("the check passed a wrapper with a bug")
 			}
@@ -188,7 +189,7 @@ func TestChecksCatchBuggyWrappers(t *testing.T) {
 				t.Fatalf("the replay snippet does not say to pass the wrapper:\n%s", report)
 			}
 			o := buildOptions(c.opts)
-			if err := harness.Replay(trace, o.wheelFactory, nil); err == nil || sameFailure(err.Error()) != sameFailure(failure) {
+			if err := harness.Replay(trace, o.wheelFactory, nil); err == nil || sameFailure(withoutLine(err.Error())) != sameFailure(failure) {
 				t.Fatalf("replay on the wrapper: %v\nwant the reported failure: %s\n%s", err, failure, trace)
 			}
 			if err := harness.Replay(trace, nil, nil); err != nil {
@@ -393,4 +394,189 @@ func TestReplayNeedsTheMethods(t *testing.T) {
 			t.Errorf("replay of %q: failed %v, %q; want %q", c.trace, r.failed, got, c.want)
 		}
 	}
+}
+
+// nowBlocks is a wheel whose Now never returns: the checks ask it first,
+// before any call.
+type nowBlocks struct {
+	minimal
+	block chan struct{}
+}
+
+func (n nowBlocks) Now() time.Time { <-n.block; return n.minimal.Now() }
+
+// The deadline covers the start too: a constructor that never returns, or a
+// wheel whose first query never returns, fails every front-end within the
+// deadline with a message that names the call and says what to do.
+func TestStuckStartFails(t *testing.T) {
+	noFailFiles(t)
+	const d = 200 * time.Millisecond
+	block := make(chan struct{})
+	t.Cleanup(func() { close(block) })
+	newStuck := func(cfg config.Config, start time.Time) (*lockedInt, error) {
+		<-block
+		return newLockedInt(cfg, start)
+	}
+	newNowBlocks := func(cfg config.Config, start time.Time) (nowBlocks, error) {
+		w, err := timingwheel.NewWithConfig[string](cfg, start)
+		return nowBlocks{minimal{w}, block}, err
+	}
+	stuckQueue := WithQueueFactory(func(lb levelbits.LevelBits, c int) Queue {
+		<-block
+		return priorityqueue.New[int](lb, c)
+	})
+	const trace = "wheel precision=0 bits=1,1 capacity=0 overflow=false start=0\nAdd 3 1\n"
+	constructor := []string{"your wheel's constructor(", "did not return within 200ms", "does it wait for",
+		"WithCallTimeout changes the deadline", "Replay it with", "wheel precision="}
+	now := []string{"Now() did not return within 200ms", "before any call", "WithCallTimeout changes the deadline"}
+	for _, c := range []struct {
+		name string
+		run  func(tb *exitTB)
+		want []string
+	}{
+		{"CheckWheel", func(tb *exitTB) { check(tb, true, []Option{WithWrapper(newStuck), WithCallTimeout(d)}) }, constructor},
+		{"CheckWheelBytes", func(tb *exitTB) {
+			CheckWheelBytes(tb, []byte{1, 2, 3}, WithWrapper(newStuck), WithCallTimeout(d))
+		}, constructor},
+		{"ReplayText", func(tb *exitTB) { ReplayText(tb, trace, WithWrapper(newStuck), WithCallTimeout(d)) },
+			[]string{"your wheel's constructor(", "did not return within 200ms", "does it wait for"}},
+		{"gopter", func(tb *exitTB) {
+			var out strings.Builder
+			if GopterProperties(WithWrapper(newStuck), WithCallTimeout(d)).Run(gopter.NewFormatedReporter(false, 1<<20, &out)) {
+				tb.Errorf("gopter passed")
+			}
+			tb.Errorf("%s", out.String())
+		}, constructor},
+		{"first Now", func(tb *exitTB) { check(tb, true, []Option{WithWrapper(newNowBlocks), WithCallTimeout(d)}) }, now},
+		{"first Now, bytes", func(tb *exitTB) {
+			CheckWheelBytes(tb, nil, WithWrapper(newNowBlocks), WithCallTimeout(d))
+		}, now},
+		{"first Now, replay", func(tb *exitTB) { ReplayText(tb, trace, WithWrapper(newNowBlocks), WithCallTimeout(d)) }, now},
+		{"queue factory", func(tb *exitTB) { check(tb, false, []Option{stuckQueue, WithCallTimeout(d)}) },
+			[]string{"your queue's constructor(", "did not return within 200ms", "Replay it with", "queue bits="}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, took := runExit(c.run)
+			report := strings.Join(r.msgs, "\n")
+			if !r.failed {
+				t.Fatalf("a stuck start passed:\n%s", report)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(report, w) {
+					t.Errorf("the report does not say %q:\n%s", w, report)
+				}
+			}
+			if took > 20*d {
+				t.Errorf("took %v to report a start stuck for %v", took, d)
+			}
+			t.Logf("reported in %v: %s", took, firstLine(report))
+		})
+	}
+}
+
+// A malformed trace fails its replay with the line that is wrong, however
+// long the lines before it; a hostile one gets an error, never a failure
+// of the library's own wheel.
+func TestReplayMalformedTrace(t *testing.T) {
+	const header = "wheel precision=0 bits=1,1 capacity=0 overflow=false start=0\n"
+	for _, c := range []struct{ trace, want string }{
+		{header + "Add 3 1\n# " + strings.Repeat("x", 2<<20) + "\nAdvanceClock 9\nJump 4\n",
+			`proptest: trace: line 5: unknown call "Jump"`},
+		{header + "Add 3 1\nAdd 2 " + strings.Repeat("9", 1<<20) + "\n", "proptest: trace: line 3: Add: argument"},
+		{header + "Add 5 9223372036854775807\nAdd 6 2\nAdd 7 3\n",
+			"proptest: trace: line 2: Add 5 9223372036854775807: the alarm's id is 9223372036854775807, want 1"},
+		{"queue bits=1 capacity=9223372036854775807\n", "proptest: trace: line 1: header capacity=9223372036854775807: a trace's capacity is 0 to 65536"},
+	} {
+		r, _ := runExit(func(tb *exitTB) { ReplayText(tb, c.trace) })
+		if got := strings.Join(r.msgs, "\n"); !r.failed || !strings.HasPrefix(got, c.want) {
+			t.Errorf("replay of %.80q: failed %v, %.300q; want %q", c.trace, r.failed, got, c.want)
+		}
+	}
+}
+
+// boolRemover has a Remove that is not the wheel's: it reports instead of
+// failing. The checks cannot call it as the wheel's Remove.
+type boolRemover struct{ minimal }
+
+func (m boolRemover) Remove(a alarm.Alarm) bool { return m.w.Remove(a) == nil }
+
+// intStepper's Step takes the handler of an int wheel, but it holds strings.
+type intStepper struct{ minimal }
+
+func (m intStepper) Step(func(timingwheel.Fired[int])) bool { return false }
+
+// intAll's All yields ints.
+type intAll struct{ minimal }
+
+func (m intAll) All() iter.Seq[int] { return func(func(int) bool) {} }
+
+// A method with the name of a wheel method the checks compare, but another
+// signature, fails every front-end with its name, its signature and the
+// wheel's, instead of being skipped.
+func TestWrapperNearMiss(t *testing.T) {
+	noFailFiles(t)
+	const trace = "wheel precision=0 bits=1,1 capacity=0 overflow=false start=0\nAdd 3 1\n"
+	remove := []string{"proptest: WithWrapper: your proptest.boolRemover's Remove is func(alarm.Alarm) bool, " +
+		"the wheel's is func(alarm.Alarm) error"}
+	step := []string{"your proptest.intStepper's Step is func(func(timingwheel.Fired[int])) bool, " +
+		"the wheel's is func(func(timingwheel.Fired[string])) bool"}
+	for _, c := range []struct {
+		name string
+		run  func(tb *exitTB)
+		want []string
+	}{
+		{"CheckWheel", func(tb *exitTB) {
+			check(tb, true, []Option{wrapString(func(m minimal) boolRemover { return boolRemover{m} })})
+		}, remove},
+		{"CheckWheelBytes", func(tb *exitTB) {
+			CheckWheelBytes(tb, []byte{1, 2, 3}, wrapString(func(m minimal) boolRemover { return boolRemover{m} }))
+		}, remove},
+		{"ReplayText", func(tb *exitTB) {
+			ReplayText(tb, trace, wrapString(func(m minimal) boolRemover { return boolRemover{m} }))
+		}, remove},
+		{"gopter", func(tb *exitTB) {
+			var out strings.Builder
+			if GopterProperties(wrapString(func(m minimal) boolRemover { return boolRemover{m} })).Run(gopter.NewFormatedReporter(false, 1<<20, &out)) {
+				tb.Errorf("gopter passed")
+			}
+			tb.Errorf("%s", out.String())
+		}, remove},
+		{"Step of another value type", func(tb *exitTB) {
+			check(tb, true, []Option{wrapString(func(m minimal) intStepper { return intStepper{m} })})
+		}, step},
+		{"All", func(tb *exitTB) { check(tb, true, []Option{wrapString(func(m minimal) intAll { return intAll{m} })}) },
+			[]string{"your proptest.intAll's All is func() iter.Seq[int], the wheel's is func() iter.Seq[alarm.Alarm]"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, _ := runExit(c.run)
+			report := strings.Join(r.msgs, "\n")
+			if !r.failed {
+				t.Fatalf("a near miss passed:\n%s", report)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(report, w) {
+					t.Errorf("the report does not say %q:\n%s", w, report)
+				}
+			}
+		})
+	}
+}
+
+// The checks say once which methods of a wrapper they call and compare.
+func TestWrapperLogsMethods(t *testing.T) {
+	noFailFiles(t)
+	r := &recordTB{}
+	check(r, true, []Option{wrapString(func(m minimal) laxRemover { return laxRemover{m} }), WithOpWeights(map[string]int{"Remove": 0})})
+	var logs []string
+	for _, m := range r.msgs {
+		if strings.Contains(m, "WithWrapper") {
+			logs = append(logs, m)
+		}
+	}
+	const want = "proptest: WithWrapper: the checks call and compare Now, Len, Add, AdvanceClock and Remove of your " +
+		"proptest.laxRemover; it has none of the wheel's"
+	if r.failed || len(logs) != 1 || !strings.HasPrefix(logs[0], want) || !strings.Contains(logs[0], "AlarmAt") {
+		t.Fatalf("failed %v; logged %q, want one line starting %q", r.failed, logs, want)
+	}
+	t.Log(logs[0])
 }

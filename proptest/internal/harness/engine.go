@@ -60,16 +60,17 @@ type Harness struct {
 	ops   []Op
 	// Quiet skips the comparison after each call (exhaustive replays a path
 	// it checked before); a call's own results are still compared.
-	Quiet   bool
-	dead    int  // the id that ended last
-	stale   bool // a Clear came after dead ended
-	header  string
-	restart func() (*Harness, error)
+	Quiet  bool
+	dead   int  // the id that ended last
+	stale  bool // a Clear came after dead ended
+	header string
+	setup  Setup
 	// has reports which methods the structure under test has (nil: all);
 	// noReentry keeps handlers from calling into it (see Wrapper).
 	has       func(method string) bool
 	noReentry bool
 	masked    struct{ from, to []int } // Gen's weights without absent operations
+	lacksOne  []bool                   // maskOne: the queries about one handle it lacks
 }
 
 // Has reports whether the structure under test has the method (a wrapper
@@ -83,8 +84,18 @@ func (h *Harness) Reentrant() bool { return !h.noReentry }
 // Kind returns the structure the harness drives.
 func (h *Harness) Kind() *Kind { return h.k }
 
-// Restart returns a new harness with the same header and no calls.
-func (h *Harness) Restart() (*Harness, error) { return h.restart() }
+// Setup is a structure under test to start: the header of its traces and
+// New, which makes the structure (calling the user's constructor, if any)
+// and its model and compares them before any call.
+type Setup struct {
+	Kind   *Kind
+	Header string
+	New    func() (*Harness, error)
+}
+
+// Setup returns the setup h was started from, to start it again with no
+// calls.
+func (h *Harness) Setup() Setup { return h.setup }
 
 // Trace returns the text form of the calls run so far, which Replay runs.
 func (h *Harness) Trace() string { return h.TraceOf(h.ops) }
@@ -135,6 +146,30 @@ func (h *Harness) Gen(src Source, weights []int, noPanic bool) Op {
 	return op
 }
 
+// Swarm draws the operation mix of one run from weights: half of the runs
+// use weights as they are; the others keep each operation with even odds,
+// the first (Add) always. A run that leaves out most operations goes deeper
+// into those it keeps (a dozen adds and no advance, say), so bugs that need
+// many calls of a few kinds come up in a few runs instead of hundreds,
+// while the runs with the whole mix keep its coverage (swarm testing).
+func (h *Harness) Swarm(src Source, weights []int) []int {
+	if src.Intn("swarm", 2) == 0 {
+		return weights
+	}
+	ws := slices.Clone(weights)
+	for i := 1; i < len(ws); i++ {
+		if src.Intn("swarmOff", 2) == 1 {
+			ws[i] = 0
+		}
+	}
+	for _, w := range h.available(ws) {
+		if w > 0 {
+			return ws
+		}
+	}
+	return weights // the mix kept nothing the structure has
+}
+
 // available returns weights with those of the operations the structure
 // under test lacks set to 0.
 func (h *Harness) available(weights []int) []int {
@@ -156,8 +191,21 @@ func (h *Harness) available(weights []int) []int {
 // observable and the invariant afterwards.
 func (h *Harness) Step(op Op) (err error) {
 	d := h.k.def(op.Name)
-	if d != nil && d.kind == kAdd && op.ID <= h.maxID() {
-		op.ID = h.maxID() + 1
+	if d != nil && d.kind == kAdd {
+		switch next := h.maxID() + 1; {
+		case op.Line == 0:
+			op.ID = next
+		case op.ID != next:
+			return &traceError{op.Line, fmt.Errorf("%v: the %s's id is %d, want %d: ids count up from 1 in the order "+
+				"%ss are added (by a call or a handler; a failed add takes none)", h.k.Format(op), h.k.thing, op.ID, next, h.k.thing)}
+		}
+	}
+	if op.Line > 0 {
+		defer func() {
+			if err != nil {
+				err = fmt.Errorf("line %d: %w", op.Line, err)
+			}
+		}()
 	}
 	h.ops = append(h.ops, op)
 	defer func() {
@@ -530,12 +578,16 @@ func (h *Harness) maskOne(v view) view {
 	if h.has == nil {
 		return v
 	}
-	names := strings.Split(h.k.oneQueries, ", ") // Mem, then the three of Vals
-	if !h.Has(names[0]) {
+	if h.lacksOne == nil {
+		for _, name := range strings.Split(h.k.oneQueries, ", ") { // Mem, then the three of Vals
+			h.lacksOne = append(h.lacksOne, !h.Has(name))
+		}
+	}
+	if h.lacksOne[0] {
 		v.Mem = false
 	}
 	for i := range v.Vals {
-		if !h.Has(names[i+1]) {
+		if h.lacksOne[i+1] {
 			v.Vals[i], v.Errs[i] = 0, 0
 		}
 	}
@@ -569,7 +621,7 @@ func (h *Harness) checkAll(all iter.Seq[alarm.Alarm]) error {
 // pick returns the id of a live alarm mostly, else of a dead one (fired,
 // removed or cleared), else 0 (the null alarm).
 func (h *Harness) pick(src Source, label string) int {
-	if live := h.ids(true); len(live) > 0 && src.Intn(label+"Live", h.k.liveOdds) > 0 {
+	if live := h.ids(true); len(live) > 0 && src.Choose(label+"Live", h.k.liveOdds, 1) > 0 {
 		return live[src.Intn(label, len(live))]
 	}
 	if dead := h.ids(false); len(dead) > 0 && src.Intn(label+"Dead", 2) > 0 {
@@ -592,7 +644,7 @@ func (h *Harness) ids(live bool) []int {
 // act once (add, remove, reschedule, panic, shrink) or pass a nil handler.
 // An offset is drawn in [lo, hi].
 func (h *Harness) genScript(src Source, noPanic bool, lo, hi int64) Script {
-	if src.Intn("scripted", 3) != 0 {
+	if src.Choose("scripted", 3, 1) != 0 {
 		return Script{}
 	}
 	acts := h.actions()

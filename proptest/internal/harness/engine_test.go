@@ -36,3 +36,30 @@ func TestSeqDiff(t *testing.T) {
 		t.Errorf("past maxDiffCells: %d lines, starting %q", n, d[:min(len(d), 60)])
 	}
 }
+
+// zigzag counts 0, -1, 1, -2, 2, ... and covers its range once, to its ends.
+func TestZigzag(t *testing.T) {
+	for _, c := range []struct{ lo, hi int64 }{{-1, 1}, {-2, 40}, {-5, 2}, {-1, 8}} {
+		neg, pos := uint64(-c.lo), uint64(c.hi)
+		var got []int64
+		seen := map[int64]bool{}
+		for u := uint64(0); u <= neg+pos; u++ {
+			v := zigzag(u, neg, pos)
+			if v < c.lo || v > c.hi || seen[v] {
+				t.Fatalf("[%d, %d]: u=%d gives %d, out of range or twice", c.lo, c.hi, u, v)
+			}
+			seen[v] = true
+			got = append(got, v)
+		}
+		if got[0] != 0 || got[1] != -1 || got[2] != 1 {
+			t.Errorf("[%d, %d]: %v, want 0, -1, 1 first", c.lo, c.hi, got)
+		}
+	}
+	const minI, maxI = -1 << 63, 1<<63 - 1
+	neg, pos := uint64(1)<<63, uint64(maxI)
+	for u, want := range map[uint64]int64{0: 0, 1: -1, 2: 1, neg + pos: minI, neg + pos - 1: maxI} {
+		if v := zigzag(u, neg, pos); v != want {
+			t.Errorf("full int64 range: u=%d gives %d, want %d", u, v, want)
+		}
+	}
+}

@@ -82,6 +82,17 @@ type queueSys struct {
 // NewQueue starts a harness on the queue factory makes (nil:
 // priorityqueue.New[int]) and a queue Model.
 func NewQueue(lb levelbits.LevelBits, capacity int, factory QueueFactory) (*Harness, error) {
+	return QueueSetup(lb, capacity, factory).New()
+}
+
+// QueueSetup is NewQueue, to call later.
+func QueueSetup(lb levelbits.LevelBits, capacity int, factory QueueFactory) Setup {
+	s := Setup{Kind: QueueKind, Header: fmt.Sprintf("queue bits=%s capacity=%d", joinInts(lb.Bits()), capacity)}
+	s.New = func() (*Harness, error) { return newQueue(s, lb, capacity, factory) }
+	return s
+}
+
+func newQueue(s Setup, lb levelbits.LevelBits, capacity int, factory QueueFactory) (*Harness, error) {
 	var q Queue
 	if factory != nil {
 		q = factory(lb, capacity)
@@ -89,36 +100,35 @@ func NewQueue(lb levelbits.LevelBits, capacity int, factory QueueFactory) (*Harn
 		q = priorityqueue.New[int](lb, capacity)
 	}
 	m := &Model{queue: true, bits: lb.Bits()}
-	h := &Harness{k: QueueKind, sys: &queueSys{q, m}, impl: queueImpl{q}, model: m, restart: func() (*Harness, error) {
-		return NewQueue(lb, capacity, factory)
-	}, header: fmt.Sprintf("queue bits=%s capacity=%d", joinInts(lb.Bits()), capacity)}
+	h := &Harness{k: QueueKind, sys: &queueSys{q, m}, impl: queueImpl{q}, model: m, setup: s, header: s.Header}
 	return h, h.compare()
 }
 
-func newQueueFromHeader(kv map[string]string, factory QueueFactory) (*Harness, error) {
+// queue returns the setup of a queue trace's header.
+func (t *trace) queue(factory QueueFactory) (Setup, error) {
 	var bits []int
 	var capacity int
-	if err := headerFields(kv, map[string]any{"bits": &bits, "capacity": &capacity}); err != nil {
-		return nil, err
+	if err := t.fields(map[string]any{"bits": &bits, "capacity": &capacity}); err != nil {
+		return Setup{}, err
 	}
 	lb, err := levelbits.New(bits...)
 	if err != nil {
-		return nil, fmt.Errorf("proptest: trace level bits: %w", err)
+		return Setup{}, &traceError{t.header, fmt.Errorf("trace level bits: %w", err)}
 	}
-	return NewQueue(lb, capacity, factory)
+	return QueueSetup(lb, capacity, factory), nil
 }
 
-// DrawQueue starts a harness on level bits drawn from lbs (or random ones
-// when lbs is empty) and a drawn capacity.
-func DrawQueue(src Source, lbs []levelbits.LevelBits, factory QueueFactory) (*Harness, error) {
+// DrawQueue draws the setup of a harness: level bits drawn from lbs (or
+// random ones when lbs is empty) and a capacity.
+func DrawQueue(src Source, lbs []levelbits.LevelBits, factory QueueFactory) (Setup, error) {
 	var lb levelbits.LevelBits
 	var err error
 	if len(lbs) > 0 {
 		lb = lbs[src.Intn("levelbits", len(lbs))]
 	} else if lb, err = randomLevelBits(src); err != nil {
-		return nil, err
+		return Setup{}, err
 	}
-	return NewQueue(lb, src.Intn("cap", 9), factory)
+	return QueueSetup(lb, src.Intn("cap", 9), factory), nil
 }
 
 // randomLevelBits draws level bits: [1], [1 1], [2 2], [3 1], [1 1 1],
@@ -160,7 +170,7 @@ func (s *queueSys) gen(h *Harness, src Source, op *Op, noPanic bool) {
 // the range.
 func (s *queueSys) genKey(src Source, label string) int64 {
 	lo, hi, elts := s.m.now, s.m.maxAllowedKey(), s.m.byOrder()
-	switch src.Intn(label+"Kind", 9) {
+	switch src.Choose(label+"Kind", 9, 4) {
 	case 0:
 		return lo
 	case 1:

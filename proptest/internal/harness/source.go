@@ -3,6 +3,8 @@ package harness
 import (
 	"encoding/binary"
 	"math/rand"
+	"slices"
+	"sync"
 
 	"pgregory.net/rapid"
 )
@@ -15,17 +17,60 @@ type Source interface {
 	Intn(label string, n int) int
 	// Int64Range returns a value in [lo, hi]; lo <= hi.
 	Int64Range(label string, lo, hi int64) int64
+	// Choose is Intn where first is the simplest value, the one a shrinker
+	// should reach for: rapid draws 0 as first and shrinks towards it. The
+	// other sources ignore first, so that a fuzz input keeps its meaning.
+	Choose(label string, n, first int) int
 }
 
 // RapidSource draws the choices from rapid, labelled.
 type RapidSource struct{ T *rapid.T }
 
 // Intn implements Source.
-func (s RapidSource) Intn(label string, n int) int { return rapid.IntRange(0, n-1).Draw(s.T, label) }
+func (s RapidSource) Intn(label string, n int) int { return intn(n).Draw(s.T, label) }
 
-// Int64Range implements Source.
+// Choose implements Source. rapid favours small draws and can make a draw
+// that stays small cheaply smaller, while each draw of 2 or more that
+// cannot shrink costs its shrinker hundreds of runs a round; so the value
+// the failures found most need is 0.
+func (s RapidSource) Choose(label string, n, first int) int { return (s.Intn(label, n) + first) % n }
+
+// intns holds rapid's generators of [0, n), made once each.
+var intns sync.Map
+
+func intn(n int) *rapid.Generator[int] {
+	if g, ok := intns.Load(n); ok {
+		return g.(*rapid.Generator[int])
+	}
+	g, _ := intns.LoadOrStore(n, rapid.IntRange(0, n-1))
+	return g.(*rapid.Generator[int])
+}
+
+// Int64Range implements Source. A range with negative and positive values
+// is drawn as one number u >= 0 that counts 0, -1, 1, -2, 2, ... (and on
+// along the longer side): rapid's signed draw flips a biased coin for the
+// sign, a draw its shrinker cannot make small when the value is negative,
+// which multiplies the time shrinking takes.
 func (s RapidSource) Int64Range(label string, lo, hi int64) int64 {
-	return rapid.Int64Range(lo, hi).Draw(s.T, label)
+	if lo >= 0 || hi <= 0 {
+		return rapid.Int64Range(lo, hi).Draw(s.T, label)
+	}
+	neg, pos := uint64(-(lo+1))+1, uint64(hi)
+	return zigzag(rapid.Uint64Range(0, neg+pos).Draw(s.T, label), neg, pos)
+}
+
+// zigzag maps u in [0, neg+pos] onto [-neg, pos]: 0, -1, 1, -2, 2, ... while
+// both sides last, then on along the longer one.
+func zigzag(u, neg, pos uint64) int64 {
+	switch k := min(neg, pos); {
+	case u > 2*k && pos > neg:
+		return int64(u - k)
+	case u > 2*k:
+		return int64(-(u - k))
+	case u%2 == 1:
+		return int64(-((u + 1) / 2))
+	}
+	return int64(u / 2)
 }
 
 // RandSource draws the choices from a random generator (gopter's).
@@ -33,6 +78,9 @@ type RandSource struct{ R *rand.Rand }
 
 // Intn implements Source.
 func (s RandSource) Intn(_ string, n int) int { return s.R.Intn(n) }
+
+// Choose implements Source.
+func (s RandSource) Choose(label string, n, _ int) int { return s.Intn(label, n) }
 
 // Int64Range implements Source.
 func (s RandSource) Int64Range(_ string, lo, hi int64) int64 {
@@ -63,6 +111,9 @@ func (s *ByteSource) Intn(_ string, n int) int {
 	return int(s.uniform(uint64(n-1)) % uint64(n))
 }
 
+// Choose implements Source.
+func (s *ByteSource) Choose(label string, n, _ int) int { return s.Intn(label, n) }
+
 // Int64Range implements Source.
 func (s *ByteSource) Int64Range(_ string, lo, hi int64) int64 {
 	return lo + int64(s.uniform(uint64(hi-lo))) // hi - lo fits: both are in [-2^62-1, 2^62]
@@ -91,13 +142,36 @@ func (s *ByteSource) uniform(span uint64) uint64 {
 }
 
 // weighted picks an index with probability proportional to its weight. Zero
-// weights are never picked; at least one weight must be positive.
+// weights are never picked; at least one weight must be positive. Under
+// rapid the two heaviest come first, the draws 0 and 1 (see Choose), then
+// the rest of the weights in order.
 func weighted(src Source, label string, weights []int) int {
 	total := 0
 	for _, w := range weights {
 		total += w
 	}
 	r := src.Intn(label, total)
+	if _, ok := src.(RapidSource); ok {
+		ws, first := slices.Clone(weights), -1
+		for range 2 {
+			top := -1
+			for i, w := range ws {
+				if i != first && w > 0 && (top < 0 || w > ws[top]) {
+					top = i
+				}
+			}
+			if top < 0 {
+				break
+			}
+			if r == 0 {
+				return top
+			}
+			ws[top]--
+			r--
+			first = top
+		}
+		weights = ws
+	}
 	for i, w := range weights {
 		if r < w {
 			return i

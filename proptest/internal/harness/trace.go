@@ -1,7 +1,7 @@
 package harness
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -44,6 +44,9 @@ type Op struct {
 	ID     int
 	Limit  int // AdvanceClockLimit
 	Script Script
+	// Line is the op's line in the trace it was read from (0: drawn). An add
+	// read from a trace must name the id the harness gives it.
+	Line int
 }
 
 // opKind is what the engine does with an operation.
@@ -157,7 +160,7 @@ func (k *Kind) parseOp(f []string) (Op, error) {
 		if d.kind != kFire {
 			return op, fmt.Errorf("%s takes no handler", op.Name)
 		}
-		s, err := parseScript(strings.TrimPrefix(args[n-1], "handler="))
+		s, err := k.parseScript(strings.TrimPrefix(args[n-1], "handler="))
 		if err != nil {
 			return op, err
 		}
@@ -171,10 +174,16 @@ func (k *Kind) parseOp(f []string) (Op, error) {
 			return op, fmt.Errorf("%s: argument %q: %v", op.Name, a, err)
 		}
 	}
+	if op.ID < 0 {
+		return op, fmt.Errorf("%s: %s id %d: ids are 1 and up (0: the null %s)", op.Name, k.thing, op.ID, k.thing)
+	}
 	return op, nil
 }
 
-func parseScript(s string) (Script, error) {
+// parseScript reads call,action,offset,target. A field the action does not
+// use must be 0 (a nil handler's call too may be anything: it is never
+// called), so that nothing written is ignored.
+func (k *Kind) parseScript(s string) (Script, error) {
 	p := strings.Split(s, ",")
 	if len(p) != 4 {
 		return Script{}, fmt.Errorf("handler %q: want call,action,offset,target", s)
@@ -185,50 +194,94 @@ func parseScript(s string) (Script, error) {
 	if err1 != nil || err2 != nil || err3 != nil {
 		return Script{}, fmt.Errorf("handler %q: bad number", s)
 	}
-	if !slices.Contains(actions, p[1]) {
-		return Script{}, fmt.Errorf("handler %q: unknown action %q", s, p[1])
+	hs := Script{Call: call, Action: p[1], Offset: off, Target: target}
+	var bad string
+	switch hs.Action {
+	case ActAdd, ActRemove, ActReschedule, ActPanic, ActShrink, ActNil:
+	default:
+		return Script{}, fmt.Errorf("handler %q: unknown action %q (known: %s)", s, p[1], strings.Join(actions, ", "))
 	}
-	return Script{Call: call, Action: p[1], Offset: off, Target: target}, nil
+	switch {
+	case call < 1 && hs.Action != ActNil:
+		bad = fmt.Sprintf("call %d: a handler's calls count from 1", call)
+	case off != 0 && hs.Action != ActAdd && hs.Action != ActReschedule:
+		bad = hs.Action + " takes no offset: want 0"
+	case target != 0 && hs.Action != ActRemove && hs.Action != ActReschedule:
+		bad = hs.Action + " takes no target: want 0"
+	case target < 0:
+		bad = fmt.Sprintf("%s id %d: ids are 1 and up (0: the null %s)", k.thing, target, k.thing)
+	}
+	if bad != "" {
+		return Script{}, fmt.Errorf("handler %q: %s", s, bad)
+	}
+	return hs, nil
+}
+
+// traceError is what is wrong with a malformed trace, and on which line.
+type traceError struct {
+	line int
+	err  error
+}
+
+func (e *traceError) Error() string { return fmt.Sprintf("line %d: %v", e.line, e.err) }
+func (e *traceError) Unwrap() error { return e.err }
+
+var errEmpty = errors.New("proptest: empty trace: want a header (\"wheel ...\" or \"queue ...\")")
+
+// trace is a trace read: its structure, its header's fields by key, the
+// header's line, and its calls.
+type trace struct {
+	k      *Kind
+	kv     map[string]string
+	header int
+	ops    []Op
+}
+
+// headerError is an error in the header's field key=v.
+func (t *trace) headerError(key, v string, format string, args ...any) error {
+	return &traceError{t.header, fmt.Errorf("header %s=%s: %s", key, v, fmt.Sprintf(format, args...))}
 }
 
 // parseTrace reads the text form of a trace: '#' starts a comment; the first
 // line is the header "wheel key=value ..." or "queue key=value ...", then
-// one call per line (see Kind.Format).
-func parseTrace(text string) (*Kind, map[string]string, []Op, error) {
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(nil, 1<<20)
-	var k *Kind
-	kv := map[string]string{}
-	var ops []Op
-	for n := 1; sc.Scan(); n++ {
-		line, _, _ := strings.Cut(sc.Text(), "#")
+// one call per line (see Kind.Format). Every line is read, however long.
+func parseTrace(text string) (*trace, error) {
+	t := &trace{kv: map[string]string{}}
+	for i, line := range strings.Split(text, "\n") {
+		n := i + 1
+		line, _, _ = strings.Cut(line, "#")
 		f := strings.Fields(line)
 		if len(f) == 0 {
 			continue
 		}
-		if k != nil {
-			op, err := k.parseOp(f)
+		if t.k != nil {
+			op, err := t.k.parseOp(f)
 			if err != nil {
-				return nil, nil, nil, fmt.Errorf("proptest: line %d: %w", n, err)
+				return nil, &traceError{n, err}
 			}
-			ops = append(ops, op)
+			op.Line = n
+			t.ops = append(t.ops, op)
 			continue
 		}
-		if k = map[string]*Kind{"wheel": WheelKind, "queue": QueueKind}[f[0]]; k == nil {
-			return nil, nil, nil, fmt.Errorf("proptest: line %d: header %q: want \"wheel\" or \"queue\" first", n, line)
+		if t.k = map[string]*Kind{"wheel": WheelKind, "queue": QueueKind}[f[0]]; t.k == nil {
+			return nil, &traceError{n, fmt.Errorf("header %q: want \"wheel\" or \"queue\" first", line)}
 		}
+		t.header = n
 		for _, p := range f[1:] {
 			key, v, ok := strings.Cut(p, "=")
 			if !ok {
-				return nil, nil, nil, fmt.Errorf("proptest: line %d: header field %q: want key=value", n, p)
+				return nil, &traceError{n, fmt.Errorf("header field %q: want key=value", p)}
 			}
-			kv[key] = v
+			if _, dup := t.kv[key]; dup {
+				return nil, &traceError{n, fmt.Errorf("header field %s: %s given twice", p, key)}
+			}
+			t.kv[key] = v
 		}
 	}
-	if k == nil {
-		return nil, nil, nil, fmt.Errorf("proptest: empty trace")
+	if t.k == nil {
+		return nil, errEmpty
 	}
-	return k, kv, ops, nil
+	return t, nil
 }
 
 func joinInts(xs []int) string {
@@ -239,13 +292,20 @@ func joinInts(xs []int) string {
 	return strings.Join(s, ",")
 }
 
-// headerFields reads a header's fields into the named pointers; a field not
-// named is an error.
-func headerFields(kv map[string]string, into map[string]any) error {
-	for key, v := range kv {
+// maxTraceCapacity bounds the capacity a trace's header asks for: records
+// are allocated up front, and the checks draw at most 8.
+const maxTraceCapacity = 1 << 16
+
+// fields reads the header's fields into the named pointers; a field not
+// named is an error, and so is a capacity beyond maxTraceCapacity.
+func (t *trace) fields(into map[string]any) error {
+	for key, v := range t.kv {
 		if err := parseInto(into[key], v); err != nil {
-			return fmt.Errorf("proptest: header %s=%s: %v", key, v, err)
+			return t.headerError(key, v, "%v", err)
 		}
+	}
+	if c, ok := into["capacity"].(*int); ok && (*c < 0 || *c > maxTraceCapacity) {
+		return t.headerError("capacity", t.kv["capacity"], "a trace's capacity is 0 to %d", maxTraceCapacity)
 	}
 	return nil
 }
@@ -278,7 +338,11 @@ func parseInto(p any, v string) (err error) {
 // header says (nil: the package's own), and its model, comparing them after
 // every call as the checks do; it returns the first difference, or nil.
 func Replay(text string, wf WheelFactory, qf QueueFactory) error {
-	h, ops, err := Start(text, wf, qf)
+	s, ops, err := Parse(text, wf, qf)
+	if err != nil {
+		return err
+	}
+	h, err := s.New()
 	if err != nil {
 		return err
 	}
@@ -290,21 +354,18 @@ func Replay(text string, wf WheelFactory, qf QueueFactory) error {
 	return nil
 }
 
-// Start parses a trace and starts a harness for its header (see Replay); the
-// caller runs the calls.
-func Start(text string, wf WheelFactory, qf QueueFactory) (*Harness, []Op, error) {
-	k, kv, ops, err := parseTrace(text)
+// Parse parses a trace: the setup of its header (see Replay) and its calls;
+// the caller starts the harness and runs them.
+func Parse(text string, wf WheelFactory, qf QueueFactory) (Setup, []Op, error) {
+	t, err := parseTrace(text)
 	if err != nil {
-		return nil, nil, err
+		return Setup{}, nil, err
 	}
-	var h *Harness
-	if k == WheelKind {
-		h, err = newWheelFromHeader(kv, wf)
+	var s Setup
+	if t.k == WheelKind {
+		s, err = t.wheel(wf)
 	} else {
-		h, err = newQueueFromHeader(kv, qf)
+		s, err = t.queue(qf)
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return h, ops, nil
+	return s, t.ops, err
 }

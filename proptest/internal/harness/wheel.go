@@ -133,6 +133,13 @@ func (s wheelImpl) observe() obs {
 
 func (s wheelImpl) intervalOf(a alarm.Alarm) (int64, error) { return s.Wheel.AlarmIntervalNum(a) }
 
+// UsageError is a factory's error that is not the wheel's but the user's:
+// a wheel the checks cannot use. The harness returns it as it is.
+type UsageError struct{ Err error }
+
+func (e UsageError) Error() string { return e.Err.Error() }
+func (e UsageError) Unwrap() error { return e.Err }
+
 // Wrapper is implemented by a wheel under test that wraps a user's own: it
 // may lack some of Wheel's methods (Has says which; the harness never draws
 // a call it lacks and does not compare a query it lacks) and may forbid calls
@@ -153,12 +160,27 @@ type wheelSys struct {
 // NewWheel starts a harness on the wheel factory makes (nil:
 // timingwheel.NewWithConfig[int]) and a Model.
 func NewWheel(cfg config.Config, start time.Time, factory WheelFactory) (*Harness, error) {
+	return WheelSetup(cfg, start, factory).New()
+}
+
+// WheelSetup is NewWheel, to call later.
+func WheelSetup(cfg config.Config, start time.Time, factory WheelFactory) Setup {
+	s := Setup{Kind: WheelKind, Header: fmt.Sprintf("wheel precision=%d bits=%s capacity=%d overflow=%v start=%d",
+		cfg.Precision().Log2(), joinInts(cfg.LevelBits().Bits()), cfg.Capacity(), cfg.Overflow(), start.UnixNano())}
+	s.New = func() (*Harness, error) { return newWheel(s, cfg, start, factory) }
+	return s
+}
+
+func newWheel(s Setup, cfg config.Config, start time.Time, factory WheelFactory) (*Harness, error) {
 	var w Wheel
 	var err error
 	if factory != nil {
 		w, err = factory(cfg, start)
 	} else {
 		w, err = timingwheel.NewWithConfig[int](cfg, start)
+	}
+	if errors.As(err, new(UsageError)) {
+		return nil, err
 	}
 	m, merr := newModel(cfg, start.UnixNano())
 	if (err == nil) != (merr == nil) || err != nil && !errors.Is(err, timingwheel.ErrTimeOutOfRange) {
@@ -167,32 +189,32 @@ func NewWheel(cfg config.Config, start time.Time, factory WheelFactory) (*Harnes
 	if err != nil {
 		return nil, err
 	}
-	h := &Harness{k: WheelKind, sys: &wheelSys{cfg, w, m}, impl: wheelImpl{w}, model: m, restart: func() (*Harness, error) {
-		return NewWheel(cfg, start, factory)
-	}, header: fmt.Sprintf("wheel precision=%d bits=%s capacity=%d overflow=%v start=%d", cfg.Precision().Log2(),
-		joinInts(cfg.LevelBits().Bits()), cfg.Capacity(), cfg.Overflow(), start.UnixNano())}
+	h := &Harness{k: WheelKind, sys: &wheelSys{cfg, w, m}, impl: wheelImpl{w}, model: m, setup: s, header: s.Header}
 	if wr, ok := w.(Wrapper); ok {
 		h.has, h.noReentry = wr.Has, !wr.Reentrant()
 	}
 	return h, h.compare()
 }
 
-// newWheelFromHeader starts a harness for a wheel trace's header.
-func newWheelFromHeader(kv map[string]string, factory WheelFactory) (*Harness, error) {
+// wheel returns the setup of a wheel trace's header.
+func (t *trace) wheel(factory WheelFactory) (Setup, error) {
 	var prec, capacity int
 	var bits []int
 	var overflow bool
 	var start int64
-	err := headerFields(kv, map[string]any{"precision": &prec, "bits": &bits, "capacity": &capacity,
+	err := t.fields(map[string]any{"precision": &prec, "bits": &bits, "capacity": &capacity,
 		"overflow": &overflow, "start": &start})
 	if err != nil {
-		return nil, err
+		return Setup{}, err
+	}
+	if start < 0 || start > maxNs {
+		return Setup{}, t.headerError("start", t.kv["start"], "the start is 0 to %d ns", maxNs)
 	}
 	cfg, err := wheelConfig(prec, bits, capacity, overflow)
 	if err != nil {
-		return nil, fmt.Errorf("proptest: trace config: %w", err)
+		return Setup{}, &traceError{t.header, fmt.Errorf("trace config: %w", err)}
 	}
-	return NewWheel(cfg, ns2t(start), factory)
+	return WheelSetup(cfg, ns2t(start), factory), nil
 }
 
 func wheelConfig(prec int, bits []int, capacity int, overflow bool) (config.Config, error) {
@@ -207,10 +229,10 @@ func wheelConfig(prec int, bits []int, capacity int, overflow bool) (config.Conf
 	return config.New(config.AlarmPrecision(prec), opts...)
 }
 
-// DrawWheel starts a harness on a config drawn from cfgs, or a random one
-// (proptest.WithConfigs says which; tiny level bits turn over fast), and a
-// start time.
-func DrawWheel(src Source, cfgs []config.Config, factory WheelFactory) (*Harness, error) {
+// DrawWheel draws the setup of a harness: a config drawn from cfgs, or a
+// random one (proptest.WithConfigs says which; tiny level bits turn over
+// fast), and a start time.
+func DrawWheel(src Source, cfgs []config.Config, factory WheelFactory) (Setup, error) {
 	var cfg config.Config
 	if len(cfgs) > 0 {
 		cfg = cfgs[src.Intn("config", len(cfgs))]
@@ -226,10 +248,10 @@ func DrawWheel(src Source, cfgs []config.Config, factory WheelFactory) (*Harness
 		var err error
 		capacity := src.Intn("capacity", 5)
 		if cfg, err = wheelConfig(p, bits, capacity, src.Intn("overflow", 4) == 0); err != nil {
-			return nil, fmt.Errorf("config %v: %w", bits, err)
+			return Setup{}, fmt.Errorf("config %v: %w", bits, err)
 		}
 	}
-	return NewWheel(cfg, genStart(src), factory)
+	return WheelSetup(cfg, genStart(src), factory), nil
 }
 
 // genStart draws a start time: the epoch, near MaxTime, or anywhere in the
@@ -250,7 +272,7 @@ func (s *wheelSys) gen(h *Harness, src Source, op *Op, noPanic bool) {
 	case "Add":
 		op.At = s.genTime(src, "at")
 	case "AddAtIntervalNum":
-		if src.Intn("intervalFar", 6) == 0 {
+		if src.Choose("intervalFar", 6, 1) == 0 {
 			op.At = m.maxAllowedKey() + src.Int64Range("intervalEdge", -1, 1)
 		} else {
 			op.At = m.interval() + src.Int64Range("intervalDelta", -2, 40)
@@ -287,7 +309,7 @@ func (s *wheelSys) genTime(src Source, label string) int64 {
 	now, prec := s.m.now, int64(1)<<s.m.shift
 	intervalStart := now / prec * prec
 	maxAllowed := s.m.MaxAllowedAlarmTime()
-	switch src.Intn(label+"Kind", 10) {
+	switch src.Choose(label+"Kind", 10, 5) {
 	case 0:
 		return intervalStart - src.Int64Range(label+"Before", 1, 3)
 	case 1:
@@ -307,7 +329,7 @@ func (s *wheelSys) genTime(src Source, label string) int64 {
 func (s *wheelSys) genAdvance(src Source, label string) int64 {
 	now, prec := s.m.now, int64(1)<<s.m.shift
 	var ns int64
-	switch src.Intn(label+"Kind", 8) {
+	switch src.Choose(label+"Kind", 8, 6) {
 	case 0:
 		ns = now + 1
 	case 1:
