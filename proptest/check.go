@@ -141,7 +141,10 @@ func WithGopterRuns(runs, maxCalls int) Option {
 
 func buildOptions(opts []Option) *options {
 	o := &options{weights: map[string]int{}, queueWeights: map[string]int{}}
-	for _, f := range opts {
+	for i, f := range opts {
+		if f == nil {
+			panic(fmt.Sprintf("proptest: option %d of %d is nil: pass this package's options (WithWrapper, WithCallTimeout, ...) or none", i+1, len(opts)))
+		}
 		f(o)
 	}
 	return o

@@ -320,3 +320,15 @@ func TestBugOfThirteenCallsShrinksFast(t *testing.T) {
 	}
 	t.Logf("%d runs for the three seeds", runs)
 }
+
+// A nil option panics with a message naming its position, not with a nil
+// pointer dereference.
+func TestNilOptionNamed(t *testing.T) {
+	defer func() {
+		msg := fmt.Sprint(recover())
+		if !strings.Contains(msg, "option 2 of 2 is nil") {
+			t.Fatalf("panic %q, want one naming option 2 of 2 as nil", msg)
+		}
+	}()
+	buildOptions([]Option{WithCallTimeout(time.Second), nil})
+}
