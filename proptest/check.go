@@ -143,7 +143,7 @@ func buildOptions(opts []Option) *options {
 	o := &options{weights: map[string]int{}, queueWeights: map[string]int{}}
 	for i, f := range opts {
 		if f == nil {
-			panic(fmt.Sprintf("proptest: option %d of %d is nil: pass this package's options (WithWrapper, WithCallTimeout, ...) or none", i+1, len(opts)))
+			panic(fmt.Sprintf("proptest: opts[%d] is nil: pass this package's options (WithWrapper, WithCallTimeout, ...) or none", i))
 		}
 		f(o)
 	}

@@ -58,9 +58,9 @@
 // # Your own wheel
 //
 // WithWrapper checks a wheel of yours, with any value type: it needs Now,
-// Len, Add and AdvanceClock (WheelOf), and calls and compares every other
-// method of *timingwheel.Wheel it has (WithWrapper lists them; go test -v
-// shows which it found). A method of one of those names with another
+// Len, Add and AdvanceClock (WheelOf), and calls and compares the other
+// methods of *timingwheel.Wheel that WithWrapper's doc lists, those your
+// wheel has (go test -v shows which it found). A method of one of those names with another
 // signature fails the check, naming both signatures. The check's handlers
 // do not call back into the wheel, so a wheel that holds its lock while
 // handlers run passes (WithReentrantHandlers turns such calls on, for wheels

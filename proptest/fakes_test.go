@@ -326,8 +326,8 @@ func TestBugOfThirteenCallsShrinksFast(t *testing.T) {
 func TestNilOptionNamed(t *testing.T) {
 	defer func() {
 		msg := fmt.Sprint(recover())
-		if !strings.Contains(msg, "option 2 of 2 is nil") {
-			t.Fatalf("panic %q, want one naming option 2 of 2 as nil", msg)
+		if !strings.Contains(msg, "opts[1] is nil") {
+			t.Fatalf("panic %q, want one naming opts[1] as nil", msg)
 		}
 	}()
 	buildOptions([]Option{WithCallTimeout(time.Second), nil})

@@ -6,7 +6,10 @@ import (
 	"time"
 )
 
-// WithTimeout returns WithDeadline(parent, clock, clock.Now().Add(d)).
+// WithTimeout returns WithDeadline(parent, clock, clock.Now().Add(d)). On a
+// *Clock or a view of one (Tagged), it reads the clock's time directly, so
+// neither making nor cancelling the deadline is a call a trap catches: the
+// traps catch the calls of the code under test, not the context's.
 func WithTimeout(parent context.Context, clock Interface, d time.Duration) (context.Context, context.CancelFunc) {
 	if c := simOf(clock); c != nil {
 		return WithDeadline(parent, clock, c.current().Add(d)) // not a call to trap
