@@ -234,17 +234,19 @@ func TestKillEqualTimes(t *testing.T) {
 			cfg.Precision().Log2(), bits, cfg.Capacity(), cfg.Overflow(), start.UnixNano(), seed)}
 		var times []int64
 		prec := int64(w.AlarmPrecision())
-		for id := 1; id <= 30; id++ {
+		id := 1 // the id the next add takes: a failed add takes none
+		for range 30 {
 			now := w.Now().UnixNano()
 			if r.IntN(2) == 0 {
 				at := now + r.Int64N(w.MaxAllowedAlarmTime().UnixNano()-now+1)
 				if len(times) > 0 && r.IntN(2) == 0 {
 					at = times[r.IntN(len(times))] // the same time as an earlier alarm
 				}
+				trace = append(trace, fmt.Sprintf("Add %d %d", at, id))
 				if _, err := w.Add(time.Unix(0, at), id); err == nil {
 					times = append(times, at)
+					id++
 				}
-				trace = append(trace, fmt.Sprintf("Add %d %d", at, id))
 				continue
 			}
 			to := time.Unix(0, now+1+r.Int64N(8*prec))
