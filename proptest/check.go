@@ -83,7 +83,7 @@ func WithLevelBits(lbs ...levelbits.LevelBits) Option {
 }
 
 // WithSteps makes every CheckWheel and CheckQueue run exactly n calls
-// (default: from rapid's -rapid.steps, 30, to three times that, the short
+// (default: from rapid's -rapid.steps, 30, to four times that, the short
 // runs more often; rapid shortens a failing run when it shrinks it) and
 // caps GopterProperties' sequences at n calls.
 func WithSteps(n int) Option { return func(o *options) { o.steps = n } }
@@ -178,8 +178,9 @@ func (o *options) structure(wheel bool) (structure, error) {
 // and the reference model with the same random calls (the package doc says
 // what is drawn and compared) and fails t at the first difference, once
 // rapid has shrunk it, printing the difference and a snippet that replays
-// the shortest trace (ReplayText). The defaults, 100 runs of 30 to 90 calls,
-// finish in well under a second; -rapid.checks and -rapid.steps scale them.
+// the shortest trace (ReplayText). The defaults, 100 runs of 30 to 120
+// calls, finish in well under a second; -rapid.checks and -rapid.steps scale
+// them.
 //
 // Options: WithConfigs, WithSteps, WithOpWeights, WithoutPanics,
 // WithFailureFile, WithCallTimeout; for a wheel of your own WithWrapper (or
@@ -258,11 +259,12 @@ func rapidSteps() int {
 	return n
 }
 
-// drawSteps draws how many calls a run of CheckWheel makes: avg to 3 avg,
+// drawSteps draws how many calls a run of CheckWheel makes: avg to 4 avg,
 // more of them short (rapid favours small draws). Long enough for a dozen
-// alarms to pile up; a failing run stops at its failure, so the length
-// costs nothing when rapid shrinks it.
-func drawSteps(src harness.Source, avg int) int { return avg + src.Intn("steps", 2*avg) }
+// alarms to pile up, or for a handler to panic while several are due; a
+// failing run stops at its failure, so the length costs nothing when rapid
+// shrinks it.
+func drawSteps(src harness.Source, avg int) int { return avg + src.Intn("steps", 3*avg) }
 
 // rapidTB is the test rapid reports to. On a failure rapid prints the
 // failure's message, how to reproduce it, then runs the failing case again

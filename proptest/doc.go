@@ -11,11 +11,11 @@
 // early, twice or never, and Invariant() must hold. The same checks drive
 // the priority queue (CheckQueue).
 //
-// Under rapid, half of the runs draw from the whole mix and half from a
+// Under rapid, three runs in four draw from the whole mix and one from a
 // swarm, each operation but Add kept or left out at random, so that a run
 // can pile up a dozen alarms before anything fires or remove among many;
 // the choices a failure most often needs (an add near the clock, an
-// advance, a plain handler) are those rapid shrinks towards.
+// advance, a plain handler, a live alarm) are those rapid shrinks towards.
 //
 // Front-ends: CheckWheel and CheckQueue run the engine on rapid, which
 // shrinks a failure to a short trace; GopterProperties and RunGopter run it

@@ -146,14 +146,14 @@ func (h *Harness) Gen(src Source, weights []int, noPanic bool) Op {
 	return op
 }
 
-// Swarm draws the operation mix of one run from weights: half of the runs
-// use weights as they are; the others keep each operation with even odds,
+// Swarm draws the operation mix of one run from weights: three runs in four
+// use weights as they are; the fourth keeps each operation with even odds,
 // the first (Add) always. A run that leaves out most operations goes deeper
 // into those it keeps (a dozen adds and no advance, say), so bugs that need
 // many calls of a few kinds come up in a few runs instead of hundreds,
 // while the runs with the whole mix keep its coverage (swarm testing).
 func (h *Harness) Swarm(src Source, weights []int) []int {
-	if src.Intn("swarm", 2) == 0 {
+	if src.Intn("swarm", 4) != 1 {
 		return weights
 	}
 	ws := slices.Clone(weights)
