@@ -664,7 +664,10 @@ func (h *Harness) genScript(src Source, noPanic bool, lo, hi int64) Script {
 		return Script{Action: ActNil}
 	case ActPanic, ActShrink:
 		hs.Offset = 0
-	case ActRemove, ActReschedule:
+	case ActRemove: // takes no offset: a trace that says one is malformed
+		hs.Offset = 0
+		hs.Target = h.pick(src, "scriptTarget")
+	case ActReschedule:
 		hs.Target = h.pick(src, "scriptTarget")
 	}
 	return hs
