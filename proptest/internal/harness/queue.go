@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
 	"github.com/gotimingwheel/timingwheel/levelbits"
@@ -104,12 +105,20 @@ func newQueue(s Setup, lb levelbits.LevelBits, capacity int, factory QueueFactor
 	return h, h.compare()
 }
 
+// maxTraceBits is the most bits a level of a trace's wheel or queue may
+// have: a level allocates its 2^bits slots at once, and a hostile trace
+// must not take the process's memory.
+const maxTraceBits = 20
+
 // queue returns the setup of a queue trace's header.
 func (t *trace) queue(factory QueueFactory) (Setup, error) {
 	var bits []int
 	var capacity int
 	if err := t.fields(map[string]any{"bits": &bits, "capacity": &capacity}); err != nil {
 		return Setup{}, err
+	}
+	if slices.ContainsFunc(bits, func(b int) bool { return b > maxTraceBits }) {
+		return Setup{}, t.headerError("bits", t.kv["bits"], "a trace's levels have at most %d bits (a level's slots are allocated at once)", maxTraceBits)
 	}
 	lb, err := levelbits.New(bits...)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"time"
 
 	"github.com/gotimingwheel/timingwheel/alarm"
@@ -209,6 +210,9 @@ func (t *trace) wheel(factory WheelFactory) (Setup, error) {
 	}
 	if start < 0 || start > maxNs {
 		return Setup{}, t.headerError("start", t.kv["start"], "the start is 0 to %d ns", maxNs)
+	}
+	if slices.ContainsFunc(bits, func(b int) bool { return b > maxTraceBits }) {
+		return Setup{}, t.headerError("bits", t.kv["bits"], "a trace's levels have at most %d bits (a level's slots are allocated at once)", maxTraceBits)
 	}
 	cfg, err := wheelConfig(prec, bits, capacity, overflow)
 	if err != nil {
