@@ -12,21 +12,9 @@ func wheel(b uint) workload.Timers[alarm.Alarm]   { return workload.NewWheel(b) 
 func heap2(b uint) workload.Timers[*heaps.Item]   { return heaps.NewHeap2(b) }
 func heap4(b uint) workload.Timers[heaps.Handle4] { return heaps.NewHeap4(b) }
 
-// same checks that three results agree on everything but timing.
-func same(t *testing.T, rs ...workload.Result) {
-	t.Helper()
-	for _, r := range rs {
-		if r.Err != nil {
-			t.Fatalf("%s: %v", r.Name, r.Err)
-		}
-	}
-	for _, r := range rs[1:] {
-		if r.Checksum != rs[0].Checksum || r.Counts != rs[0].Counts {
-			t.Fatalf("%s: checksum %d, counts %s; first implementation: %d, %s",
-				r.Name, r.Checksum, r.Counts, rs[0].Checksum, rs[0].Counts)
-		}
-	}
-}
+// same checks that results agree on everything but timing (agree, in
+// models_test.go).
+var same = workload.Agree
 
 // The three implementations fire exactly the same alarms on small versions of
 // every workload: same checksums, same counts.
