@@ -250,6 +250,51 @@ func (q *Queue[T]) rtake0() int {
 	return c
 }
 
+// rtakeMin moves the elements of key k, the smallest key, from the lowest
+// bucket b to the due buffer, in order, and returns how many; it marks
+// their records due if mark (for a key not below MinAllowedKey), else
+// leaves them untouched. A lone element in bucket b > 0 needs no split: the base
+// moves to k, which agrees with the old base on every bit that places the
+// higher buckets' keys, so they stay where they are (PQ15).
+func (q *Queue[T]) rtakeMin(b int, k int64, mark bool) int {
+	r := &q.rad
+	if bk := &r.b[b]; b == 0 || bk.live != 1 {
+		if b > 0 {
+			q.rsplit(b, k)
+		}
+		c := q.rtake0()
+		if mark {
+			for _, i := range q.dueBuf[len(q.dueBuf)-c:] {
+				q.rec(i).SetState(pool.StateDue)
+			}
+		}
+		return c
+	}
+	bk := &r.b[b]
+	i := bk.e[r.lone(b)].idx
+	if mark {
+		q.rec(i).SetState(pool.StateDue)
+	}
+	q.dueBuf = append(q.dueBuf, i)
+	bk.e, bk.live = bk.e[:0], 0
+	r.occ &^= 1 << (b & 63) // as in smallPut
+	r.n--
+	r.last = k
+	if checked.On {
+		q.chk.bucket(b)
+	}
+	return 1
+}
+
+// lone returns the position of the one element of bucket b.
+func (r *radix) lone(b int) int {
+	j := 0
+	for r.b[b].e[j].idx == 0 {
+		j++
+	}
+	return j
+}
+
 // collectSmall is CollectTo in small mode: the due elements are bucket 0's,
 // after splitting the lowest bucket while it holds keys below key.
 func (q *Queue[T]) collectSmall(key int64, limit int) int64 {
@@ -270,10 +315,7 @@ func (q *Queue[T]) collectSmall(key int64, limit int) int64 {
 			key = k
 			break
 		}
-		if b > 0 {
-			q.rsplit(b, k) // k < key: the new base stays at most MinAllowedKey
-		}
-		n += q.rtake0()
+		n += q.rtakeMin(b, k, false) // k < key: the new base stays at most MinAllowedKey
 		q.minValid = false
 	}
 	q.dueLen += n
@@ -384,26 +426,34 @@ func (q *Queue[T]) unspill() {
 // removeAtMinSmall is RemoveAtMinKey's choice in small mode: the elements
 // of key k with a time <= maxTime go to the due list.
 func (q *Queue[T]) removeAtMinSmall(k, maxTime int64) {
-	b, m, ok := q.rlowest()
-	if !ok || m != k {
+	r := &q.rad
+	if r.occ == 0 {
+		return
+	}
+	b, m := bits.TrailingZeros64(r.occ), r.last
+	if b > 0 {
+		if q.minValid {
+			m = q.minKey // the lowest bucket's smallest key: no scan
+		} else {
+			_, m, _ = q.rlowest()
+		}
+	}
+	if m != k {
 		return // nothing of key k: every key is at least MinAllowedKey
+	}
+	if q.shift == 0 || b > 0 && r.b[b].live == 1 {
+		// All or none: at shift 0 every element of key k has time k, and
+		// otherwise there is one.
+		if q.shift == 0 && k <= maxTime || q.shift != 0 && q.rec(r.b[b].e[r.lone(b)].idx).Time <= maxTime {
+			q.dueLen += q.rtakeMin(b, k, true)
+			q.minValid = false
+		}
+		return
 	}
 	if b > 0 {
 		q.rsplit(b, k) // k = MinAllowedKey: the base may be it
 	}
 	es := q.rad.b[0].e
-	if q.shift == 0 { // every element of bucket 0 has time k: all or none
-		if k <= maxTime {
-			for _, e := range es {
-				if e.idx != 0 {
-					q.rec(e.idx).SetState(pool.StateDue)
-				}
-			}
-			q.dueLen += q.rtake0()
-			q.minValid = false
-		}
-		return
-	}
 	chosen := q.scratch[:0]
 	for j, e := range es {
 		if e.idx != 0 && q.rec(e.idx).Time <= maxTime {
