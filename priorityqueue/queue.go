@@ -57,7 +57,7 @@
 // # Invariant
 //
 // Invariant checks the structure and names the first broken invariant by its
-// ID (PQ1-PQ16 and the record pool's AP1-AP9); docs/invariants.md states each
+// ID (PQ1-PQ17 and the record pool's AP1-AP9); docs/invariants.md states each
 // as a formula. Built with -tags twcheck (checked mode), every mutating call
 // checks what it touched and panics at a violation, and Invariant runs once
 // per as many calls as the queue has slots and records, or after every call

@@ -11,7 +11,7 @@ import (
 	"github.com/gotimingwheel/timingwheel/invariant"
 )
 
-// Invariant checks every invariant of the queue, PQ1-PQ16 and the pool's
+// Invariant checks every invariant of the queue, PQ1-PQ17 and the pool's
 // AP*, and returns nil or an *invariant.Violation naming the first broken,
 // in the order docs/invariants.md gives with each one's function. Cost:
 // O(slots + capacity).
@@ -192,6 +192,36 @@ func (q *Queue[T]) checkCounts(touched uint64, limit int) error {
 	}
 	if q.pool.Live() != q.length+len(q.firing) {
 		return invariant.Errorf("PQ11", "pool has %d live records, queue %d + %d firing", q.pool.Live(), q.length, len(q.firing))
+	}
+	return q.checkPQ17(limit)
+}
+
+// checkPQ17 checks the step order (PQ17), unless its key has more than
+// limit elements: it is the key's elements not due, in removal order,
+// sorted stably by time. An order below MinAllowedKey is dead: no call
+// reads it.
+func (q *Queue[T]) checkPQ17(limit int) error {
+	k := q.ordKey
+	if k < q.minAllowed {
+		return nil
+	}
+	if q.shift == 0 || q.ordPos > len(q.ord) {
+		return invariant.Errorf("PQ17", "step order of key %d at position %d of %d, with shift %d",
+			k, q.ordPos, len(q.ord), q.shift)
+	}
+	var want []uint32
+	add := func(i uint32) bool { want = append(want, i); return len(want) <= limit }
+	if q.small {
+		q.smallEachWithKey(k, add)
+	} else {
+		q.eachWithKey(k, add)
+	}
+	if len(want) > limit {
+		return nil
+	}
+	slices.SortStableFunc(want, func(a, b uint32) int { return cmp.Compare(q.rec(a).Time, q.rec(b).Time) })
+	if got := q.ord[q.ordPos:]; !slices.Equal(got, want) {
+		return invariant.Errorf("PQ17", "step order of key %d holds records %v, want %v", k, got, want)
 	}
 	return nil
 }

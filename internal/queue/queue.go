@@ -106,6 +106,15 @@ type Queue[T any] struct {
 	wideCap  int
 	curCap   int
 
+	// The step order (steporder.go, PQ17): when ordKey >= MinAllowedKey,
+	// ord[ordPos:] are the elements of key ordKey not due, by time, ties in
+	// removal order. MinTimes builds it at a shift above 0; RemoveAtMinKey
+	// takes from its front; a change to key ordKey's elements drops it
+	// (ordKey -1), and a CollectTo past ordKey leaves it dead.
+	ord    []uint32
+	ordPos int
+	ordKey int64
+
 	firing     []uint32 // records whose removal handler is running (a stack, for re-entrant calls)
 	epoch      uint64   // bumped by Clear, so running drains forget their records
 	counts     Counts
@@ -160,7 +169,7 @@ func NewTimed[T any](lb levelbits.LevelBits, capacity int, shift uint) *Queue[T]
 	if capacity < 0 || int64(capacity) > pool.MaxRecords {
 		panic(fmt.Sprintf("priorityqueue: capacity %d out of range [0, %d]", capacity, pool.MaxRecords))
 	}
-	q := &Queue[T]{pool: pool.NewPool[T](capacity), shift: shift, errInvalid: ErrInvalidAlarm}
+	q := &Queue[T]{pool: pool.NewPool[T](capacity), shift: shift, errInvalid: ErrInvalidAlarm, ordKey: -1}
 	q.levels = make([]level, lb.Len())
 	var bitsPerSlot uint
 	for i := range q.levels {
@@ -284,6 +293,9 @@ func (q *Queue[T]) insert(i uint32, r *pool.Record[T], key int64) {
 	} else {
 		q.place(i, r, key)
 	}
+	if key == q.ordKey {
+		q.ordKey = -1
+	}
 	q.length++
 	if q.minValid {
 		if key < q.minKey {
@@ -320,6 +332,9 @@ func (q *Queue[T]) detach(i uint32, r *pool.Record[T]) {
 		}
 		if q.minValid && key == q.minKey {
 			q.minValid = false
+		}
+		if key == q.ordKey {
+			q.ordKey = -1
 		}
 	}
 	q.length--
@@ -524,6 +539,10 @@ func (q *Queue[T]) MinTimes(due bool) (lo, hi int64, ok bool) {
 	}
 	if q.shift == 0 { // one time per key
 		return k, k, true
+	}
+	if !due || q.dueLen == 0 {
+		lo, hi = q.stepTimes(k)
+		return lo, hi, true
 	}
 	lo, hi = math.MaxInt64, math.MinInt64
 	note := func(i uint32) bool {
@@ -808,15 +827,24 @@ func (q *Queue[T]) moveDown(l int, i uint32) {
 // fixed before any handler runs, calling removed for each, and returns how
 // many it removed.
 func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) int {
-	k := q.minAllowed
-	if q.small { // the levels hold nothing
+	switch k := q.minAllowed; {
+	case k == q.ordKey && q.takeOrdered(maxTime):
+	case q.small: // the levels hold nothing
 		q.removeAtMinSmall(k, maxTime)
-		n := q.FireDue(removed)
-		if checked.On {
-			q.checkAfter("RemoveAtMinKey", maxTime)
-		}
-		return n
+	default:
+		q.removeAtMinLevels(k, maxTime)
 	}
+	n := q.FireDue(removed)
+	if checked.On {
+		q.checkAfter("RemoveAtMinKey", maxTime)
+	}
+	return n
+}
+
+// removeAtMinLevels is RemoveAtMinKey's choice on the levels: the elements
+// of key k = MinAllowedKey() with a time <= maxTime go to the due list, in
+// order.
+func (q *Queue[T]) removeAtMinLevels(k, maxTime int64) {
 	chosen := q.scratch[:0]
 	q.eachWithKey(k, func(i uint32) bool {
 		if q.rec(i).Time <= maxTime {
@@ -831,11 +859,6 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) int {
 		q.toDue(i)
 	}
 	q.scratch = chosen[:0]
-	n := q.FireDue(removed)
-	if checked.On {
-		q.checkAfter("RemoveAtMinKey", maxTime)
-	}
-	return n
 }
 
 // All is priorityqueue.Queue.All.
@@ -868,6 +891,7 @@ func (q *Queue[T]) All() iter.Seq[pool.Handle] {
 // Shrink is priorityqueue.Queue.Shrink; a queue left with few elements
 // returns to small mode.
 func (q *Queue[T]) Shrink() {
+	q.ordKey, q.ord = -1, nil // records move
 	if !q.small && q.smallCap > 0 && q.length-q.dueLen <= q.smallCap {
 		q.unspill()
 	}
@@ -960,7 +984,7 @@ func (q *Queue[T]) BytesHeld() int {
 		n += len(st)*(vecBase<<k)*4 + cap(st)*int(unsafe.Sizeof([]uint32(nil)))
 	}
 	n += cap(q.spare) * int(unsafe.Sizeof([][]uint32(nil)))
-	n += (cap(q.firing)+cap(q.dueBuf)+cap(q.scratch))*4 + q.smallBytes()
+	n += (cap(q.firing)+cap(q.dueBuf)+cap(q.scratch)+cap(q.ord))*4 + q.smallBytes()
 	return n
 }
 
@@ -981,6 +1005,7 @@ func (q *Queue[T]) Clear() {
 	q.dueBuf, q.duePos, q.dueLen = q.dueBuf[:0], 0, 0
 	q.smallReset()
 	q.small, q.curCap = q.smallCap > 0, q.smallCap
+	q.ordKey = -1
 	q.minValid = false // the original keeps a stale cached minimum here
 	q.minKey = 0
 	q.firing = q.firing[:0]

@@ -184,6 +184,13 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 		case op < 18: // RemoveAtMinKey: key MinAllowedKey, time up to a bound inside it
 			m := q.MinAllowedKey()
 			maxTime := m<<shift - 1 + r.Int64N(1<<shift+1)
+			if k, ok := q.MinKey(); ok && r.IntN(2) == 0 {
+				// A simulation's step: up to the smallest key, then its
+				// smallest time (the step order's front).
+				q.CollectTo(k, 0)
+				m = k
+				maxTime, _, _ = q.MinTimes(false)
+			}
 			var want []int
 			sortModel()
 			for _, e := range model {
@@ -227,6 +234,19 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 			h, _ := q.MinElt()
 			if e, _ := q.Lookup(h); e.Value != model[0].value {
 				fail("step %d: MinElt's value %d, model's first %d", step, e.Value, model[0].value)
+			}
+			lo, hi := model[0].time, model[0].time
+			for _, e := range model {
+				if e.key == model[0].key {
+					lo, hi = min(lo, e.time), max(hi, e.time)
+				}
+			}
+			// Not at every step: the calls after MinTimes take from the
+			// step order it builds, and without it they walk.
+			if r.IntN(2) == 0 {
+				if glo, ghi, _ := q.MinTimes(r.IntN(2) == 0); glo != lo || ghi != hi {
+					fail("step %d: MinTimes %d, %d; model %d, %d", step, glo, ghi, lo, hi)
+				}
 			}
 		}
 	}

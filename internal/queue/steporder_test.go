@@ -1,0 +1,113 @@
+package queue
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/gotimingwheel/timingwheel/internal/invtest"
+)
+
+// orderedQueue returns a valid queue of shift 2 (four times a key) with a
+// step order: key 5 holds times 23, 21, 21, 22 (added in that order) and
+// key 9 time 37. With level bits [2 2 2] it has no small mode; with [11 10]
+// it is in small mode.
+func orderedQueue(t *testing.T, bits ...int) *Queue[int] {
+	t.Helper()
+	q := NewTimed[int](mustLevelBits(t, bits...), 0, 2)
+	for j, tm := range []int64{23, 21, 21, 22, 37} {
+		if _, err := q.Add(tm, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if lo, hi, _ := q.MinTimes(false); lo != 21 || hi != 23 {
+		t.Fatalf("MinTimes %d, %d; want 21, 23", lo, hi)
+	}
+	if q.ordKey != 5 || len(q.ord)-q.ordPos != 4 {
+		t.Fatalf("step order of key %d with %d elements, want key 5 with 4", q.ordKey, len(q.ord)-q.ordPos)
+	}
+	if err := q.Invariant(); err != nil {
+		t.Fatalf("not valid: %v", err)
+	}
+	return q
+}
+
+func TestCorruptPQ17(t *testing.T) {
+	for _, bits := range [][]int{{2, 2, 2}, {11, 10}} {
+		for _, c := range []struct {
+			name    string
+			corrupt func(q *Queue[int])
+		}{
+			{"ties out of removal order", func(q *Queue[int]) { q.ord[0], q.ord[1] = q.ord[1], q.ord[0] }},
+			{"out of time order", func(q *Queue[int]) { q.ord[2], q.ord[3] = q.ord[3], q.ord[2] }},
+			{"an element missing", func(q *Queue[int]) { q.ord = q.ord[:len(q.ord)-1] }},
+			{"an element taken twice", func(q *Queue[int]) { q.ordPos++ }},
+			{"position past the end", func(q *Queue[int]) { q.ordPos = len(q.ord) + 1 }},
+			{"another key's order", func(q *Queue[int]) { q.ordKey = 9 }},
+			{"a time changed under it", func(q *Queue[int]) { q.rec(q.ord[0]).Time = 23 }},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				q := orderedQueue(t, bits...)
+				c.corrupt(q)
+				invtest.Expect(t, q.checkPQ17(walkMax), "PQ17")
+			})
+		}
+	}
+	t.Run("shift 0", func(t *testing.T) {
+		q := New[int](mustLevelBits(t, 2, 2, 2), 0)
+		if _, err := q.Add(3, 0); err != nil {
+			t.Fatal(err)
+		}
+		q.ord, q.ordKey = []uint32{1}, 3
+		invtest.Expect(t, q.Invariant(), "PQ17")
+	})
+}
+
+// TestStepOrderFollowsChanges checks that an Add, Remove or Change of an
+// element of the step order's key, and a CollectTo past it, leave no stale
+// order: each step takes the key's smallest time, in removal order.
+func TestStepOrderFollowsChanges(t *testing.T) {
+	for _, bits := range [][]int{{2, 2, 2}, {11, 10}} {
+		q := orderedQueue(t, bits...)
+		step := func(want ...int) {
+			t.Helper()
+			k, _ := q.MinKey()
+			q.CollectTo(k, 0)
+			lo, _, _ := q.MinTimes(false)
+			var got []int
+			q.RemoveAtMinKey(lo, func(e Element[int]) { got = append(got, e.Value) })
+			if !slices.Equal(got, want) {
+				t.Fatalf("level bits %v: step took %v, want %v", bits, got, want)
+			}
+			if err := q.Invariant(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		step(1, 2) // time 21
+		if _, err := q.Add(20, 10); err != nil {
+			t.Fatal(err)
+		}
+		step(10) // an added earlier time comes first
+		b, _ := q.Add(22, 11)
+		step(3, 11) // time 22, in removal order
+		c, _ := q.Add(23, 12)
+		q.MinTimes(false) // the order again, with c
+		if err := q.Remove(c); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Change(b, 37); err == nil {
+			t.Fatal("Change of a fired element succeeded")
+		}
+		step(0) // not c
+		d, _ := q.Add(23, 13)
+		if _, err := q.Add(23, 14); err != nil {
+			t.Fatal(err)
+		}
+		q.MinTimes(false)
+		if err := q.Change(d, 22); err != nil {
+			t.Fatal(err)
+		}
+		step(13) // changed to 22, before e at 23
+		step(14)
+		step(4) // key 9
+	}
+}
