@@ -832,33 +832,26 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) int {
 	case q.small: // the levels hold nothing
 		q.removeAtMinSmall(k, maxTime)
 	default:
-		q.removeAtMinLevels(k, maxTime)
+		chosen := q.scratch[:0]
+		q.eachWithKey(k, func(i uint32) bool {
+			if q.rec(i).Time <= maxTime {
+				chosen = append(chosen, i)
+			}
+			return true
+		})
+		for _, i := range chosen {
+			r := q.rec(i)
+			l := int(r.State()) - 1
+			q.del(l, q.levels[l].slot(k), r)
+			q.toDue(i)
+		}
+		q.scratch = chosen[:0]
 	}
 	n := q.FireDue(removed)
 	if checked.On {
 		q.checkAfter("RemoveAtMinKey", maxTime)
 	}
 	return n
-}
-
-// removeAtMinLevels is RemoveAtMinKey's choice on the levels: the elements
-// of key k = MinAllowedKey() with a time <= maxTime go to the due list, in
-// order.
-func (q *Queue[T]) removeAtMinLevels(k, maxTime int64) {
-	chosen := q.scratch[:0]
-	q.eachWithKey(k, func(i uint32) bool {
-		if q.rec(i).Time <= maxTime {
-			chosen = append(chosen, i)
-		}
-		return true
-	})
-	for _, i := range chosen {
-		r := q.rec(i)
-		l := int(r.State()) - 1
-		q.del(l, q.levels[l].slot(k), r)
-		q.toDue(i)
-	}
-	q.scratch = chosen[:0]
 }
 
 // All is priorityqueue.Queue.All.
