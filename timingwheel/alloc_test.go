@@ -51,3 +51,55 @@ func TestSteadyStateAllocatesNothing(t *testing.T) {
 		t.Fatal("no alarm fired")
 	}
 }
+
+// A simulation's Step loop allocates nothing once its load is seen, also at
+// a precision whose intervals hold several times, where Next and Step sort
+// each interval's alarms (the step order's buffer is kept and reused).
+func TestStepLoopAllocatesNothing(t *testing.T) {
+	if checked.On {
+		t.Skip("checked mode runs Invariant, which allocates, after every call")
+	}
+	for _, precision := range []time.Duration{time.Nanosecond, time.Microsecond} {
+		w, err := timingwheel.New[int](time.Unix(0, 0), precision)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := uint64(1)
+		delay := func() time.Duration { // 0 to 8 µs, many in one interval at 1 µs
+			x = x*6364136223846793005 + 1442695040888963407
+			return time.Duration(x >> 51)
+		}
+		fired := 0
+		var h func(timingwheel.Fired[int])
+		h = func(f timingwheel.Fired[int]) {
+			fired++
+			if _, err := w.Add(w.Now().Add(delay()), f.Value); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range 64 {
+			if _, err := w.Add(time.Unix(0, 0).Add(delay()), i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// 100 steps a run: AllocsPerRun rounds down, and an interval is
+		// sorted once in a few steps.
+		steps := func() {
+			for range 100 {
+				if _, ok := w.Next(); !ok {
+					t.Fatal("no event")
+				}
+				w.Step(h)
+			}
+		}
+		for range 200 { // reach the peak of every buffer
+			steps()
+		}
+		if allocs := testing.AllocsPerRun(100, steps); allocs != 0 {
+			t.Fatalf("precision %v: %v allocations per 100 steps in steady state, want 0", precision, allocs)
+		}
+		if fired == 0 {
+			t.Fatal("no alarm fired")
+		}
+	}
+}
