@@ -103,3 +103,46 @@ func BenchmarkEvent(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStepDense is a simulation's Step loop whose events are closer
+// together than the precision: N pending events, each fired one scheduling
+// the next at an exponential delay of mean 10 µs from Now(), at 1 ns and at
+// 2^19 ns (time.Millisecond), where an interval holds about 50·N/1000
+// events and every step adds into the interval it steps through. The
+// precision should change little: compare each pair's instruction counts
+// (bench/scripts/instructions.sh ./timingwheel StepDense).
+func BenchmarkStepDense(b *testing.B) {
+	const mask = 1<<16 - 1
+	r := rand.New(rand.NewPCG(3, 4))
+	delays := make([]time.Duration, mask+1)
+	for i := range delays {
+		delays[i] = time.Duration(-math.Log(1-r.Float64())*1e4) + 1
+	}
+	for _, n := range []int{100, 1000} {
+		for _, p := range []time.Duration{time.Nanosecond, time.Millisecond} {
+			b.Run(fmt.Sprintf("N=%d/%v", n, p), func(b *testing.B) {
+				w, err := timingwheel.New[int](time.Unix(0, 0), p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				j := 0
+				h := func(timingwheel.Fired[int]) {
+					j++
+					if _, err := w.Add(w.Now().Add(delays[j&mask]), 0); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for i := range n {
+					if _, err := w.Add(time.Unix(0, 0).Add(delays[i]), 0); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					w.Next()
+					w.Step(h)
+				}
+			})
+		}
+	}
+}

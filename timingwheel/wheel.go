@@ -680,8 +680,8 @@ func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T]
 // alarm. Cost: O(levels + alarms fired + alarms moved down a level); at a
 // precision above 1 ns, the first Step or Next to reach an interval of m
 // alarms also sorts them, O(m log m), and the later ones read that order,
-// until an alarm is added to, rescheduled into or removed from the
-// interval.
+// which Add, Reschedule and Remove keep (each then costs O(log m) more,
+// and a move of up to m entries).
 func (w *Wheel[T]) Step(fired func(Fired[T])) bool {
 	if w.q.Len() == 0 {
 		return false

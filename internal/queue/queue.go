@@ -109,8 +109,8 @@ type Queue[T any] struct {
 	// The step order (steporder.go, PQ17): when ordKey >= MinAllowedKey,
 	// ord[ordPos:] are the elements of key ordKey not due, by time, ties in
 	// removal order. MinTimes builds it at a shift above 0; RemoveAtMinKey
-	// takes from its front; a change to key ordKey's elements drops it
-	// (ordKey -1), and a CollectTo past ordKey leaves it dead.
+	// takes from its front; Add, Change and Remove keep it; Clear and Shrink
+	// drop it (ordKey -1), and a CollectTo past ordKey leaves it dead.
 	ord    []uint32
 	ordPos int
 	ordKey int64
@@ -294,7 +294,7 @@ func (q *Queue[T]) insert(i uint32, r *pool.Record[T], key int64) {
 		q.place(i, r, key)
 	}
 	if key == q.ordKey {
-		q.ordKey = -1
+		q.ordAdd(i, r.Time)
 	}
 	q.length++
 	if q.minValid {
@@ -334,7 +334,7 @@ func (q *Queue[T]) detach(i uint32, r *pool.Record[T]) {
 			q.minValid = false
 		}
 		if key == q.ordKey {
-			q.ordKey = -1
+			q.ordDel(i, r.Time)
 		}
 	}
 	q.length--

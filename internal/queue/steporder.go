@@ -37,6 +37,48 @@ func (q *Queue[T]) stepTimes(k int64) (lo, hi int64) {
 	return q.rec(ord[0]).Time, q.rec(ord[len(ord)-1]).Time
 }
 
+// ordAdd puts record i, of time t, just added to the step order's key, in
+// the order: after every element of a time up to t, as it is the newest of
+// its key. It drops the taken front first when that is at least half the
+// buffer, so that a key stepped through for long does not grow it.
+func (q *Queue[T]) ordAdd(i uint32, t int64) {
+	ord := q.ord
+	if q.ordPos >= compactMin && 2*q.ordPos >= len(ord) {
+		ord = ord[:copy(ord, ord[q.ordPos:])]
+		q.ordPos = 0
+	}
+	lo, hi := q.ordPos, len(ord)
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); q.rec(ord[m]).Time <= t {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	q.ord = slices.Insert(ord, lo, i)
+}
+
+// ordDel takes record i, of time t, out of the step order, as it leaves the
+// order's key; it panics on a corrupt queue.
+func (q *Queue[T]) ordDel(i uint32, t int64) {
+	ord := q.ord
+	lo, hi := q.ordPos, len(ord)
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); q.rec(ord[m]).Time < t {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	for j := lo; j < len(ord) && q.rec(ord[j]).Time == t; j++ {
+		if ord[j] == i {
+			q.ord = slices.Delete(ord, j, j+1)
+			return
+		}
+	}
+	panic("priorityqueue: record not in the step order")
+}
+
 // takeOrdered is RemoveAtMinKey's choice from the step order of its key:
 // the elements at its front whose time is at most maxTime go to the due
 // list, and it reports true, if they all have one time (so the step

@@ -63,8 +63,8 @@ func TestCorruptPQ17(t *testing.T) {
 }
 
 // TestStepOrderFollowsChanges checks that an Add, Remove or Change of an
-// element of the step order's key, and a CollectTo past it, leave no stale
-// order: each step takes the key's smallest time, in removal order.
+// element of the step order's key keeps the order right: each step takes
+// the key's smallest time, in removal order.
 func TestStepOrderFollowsChanges(t *testing.T) {
 	for _, bits := range [][]int{{2, 2, 2}, {11, 10}} {
 		q := orderedQueue(t, bits...)
@@ -109,5 +109,41 @@ func TestStepOrderFollowsChanges(t *testing.T) {
 		step(13) // changed to 22, before e at 23
 		step(14)
 		step(4) // key 9
+	}
+}
+
+// TestStepOrderLongKey steps through a key while each step adds an element
+// at the key's last time, as a simulation whose events are closer together
+// than the precision does: every step takes the next time in order, and the
+// order's buffer does not grow with the steps (its taken front is dropped).
+func TestStepOrderLongKey(t *testing.T) {
+	for _, bits := range [][]int{{2, 2, 2}, {11, 10}} {
+		q := NewTimed[int](mustLevelBits(t, bits...), 0, 10) // 1024 times a key
+		for j := range 40 {
+			if _, err := q.Add(1024+int64(j), j); err != nil {
+				t.Fatal(err)
+			}
+		}
+		next := 40
+		for step := range 900 { // the adds stay within key 1 (times 1024 to 2047)
+			k, _ := q.MinKey()
+			q.CollectTo(k, 0)
+			lo, hi, _ := q.MinTimes(false)
+			var got []int
+			q.RemoveAtMinKey(lo, func(e Element[int]) { got = append(got, e.Value) })
+			if len(got) != 1 || got[0] != step {
+				t.Fatalf("level bits %v step %d: took %v at time %d, want [%d]", bits, step, got, lo, step)
+			}
+			if _, err := q.Add(hi+1, next); err != nil {
+				t.Fatal(err)
+			}
+			next++
+			if err := q.Invariant(); err != nil {
+				t.Fatalf("level bits %v step %d: %v", bits, step, err)
+			}
+		}
+		if q.ordKey != 1 || cap(q.ord) > 256 {
+			t.Fatalf("level bits %v: step order of key %d with a buffer of %d, want key 1 and at most 256", bits, q.ordKey, cap(q.ord))
+		}
 	}
 }
