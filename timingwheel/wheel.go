@@ -686,11 +686,7 @@ func (w *Wheel[T]) Step(fired func(Fired[T])) bool {
 	if w.q.Len() == 0 {
 		return false
 	}
-	if lo, _, ok := w.q.MinTimes(false); ok && lo > w.now {
-		w.now = lo // as in AdvanceClockStopAtNextAlarm
-		w.q.CollectTo(lo>>w.shift, 0)
-	}
-	n := w.q.RemoveAtMinKey(w.now, adapt(fired))
+	n := w.q.Step(&w.now, adapt(fired))
 	if checked.On {
 		w.checkAfter("Step")
 	}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"math/bits"
 	"slices"
 	"unsafe"
 
@@ -850,6 +851,47 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) int {
 	n := q.FireDue(removed)
 	if checked.On {
 		q.checkAfter("RemoveAtMinKey", maxTime)
+	}
+	return n
+}
+
+// Step is the wheel's Step on the queue, with *now the wheel's clock (its
+// key MinAllowedKey()): when no element not due is at or before *now, it
+// moves *now to the smallest time and MinAllowedKey to its key (nothing is
+// below it to collect); then it is RemoveAtMinKey(*now, removed). It
+// returns how many it removed.
+func (q *Queue[T]) Step(now *int64, removed func(Element[T])) int {
+	k, ok := q.levelMinKey()
+	if ok {
+		t := k // the smallest time (MinTimes(false))
+		if q.shift != 0 {
+			t, _ = q.stepTimes(k)
+		}
+		if t > *now {
+			*now = t
+			if q.small {
+				q.minAllowed = k // what CollectTo does there: the levels lag
+			} else {
+				q.CollectTo(k, 0)
+			}
+		}
+	}
+	if !ok || !q.small || q.dueLen > 0 {
+		return q.RemoveAtMinKey(*now, removed)
+	}
+	// RemoveAtMinKey in small mode, come down to what it does here: k =
+	// MinAllowedKey() is the smallest key, whose elements the lowest bucket
+	// holds.
+	switch {
+	case q.shift == 0: // every element of key k has time k = *now
+		q.dueLen += q.rtakeMin(bits.TrailingZeros64(q.rad.occ), k, true)
+		q.minValid = false
+	case !q.takeOrdered(*now):
+		q.removeAtMinSmall(k, *now)
+	}
+	n := q.FireDue(removed)
+	if checked.On {
+		q.checkAfter("Step", *now)
 	}
 	return n
 }
