@@ -341,22 +341,7 @@ func TestStuckCallFails(t *testing.T) {
 		}, []string{"Add(", "called by a handler of AdvanceClock(", "(9 ns), handler)", "This trace's handler calls back into it",
 			"the trace so far:", "AdvanceClock 9 handler=1,add,2,0"}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			r, took := runExit(c.run)
-			report := strings.Join(r.msgs, "\n")
-			if !r.failed {
-				t.Fatalf("a stuck call passed:\n%s", report)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(report, w) {
-					t.Errorf("the report does not say %q:\n%s", w, report)
-				}
-			}
-			if took > 20*d {
-				t.Errorf("took %v to report a call stuck for %v", took, d)
-			}
-			t.Logf("reported in %v: %s", took, firstLine(report))
-		})
+		t.Run(c.name, func(t *testing.T) { expectStuckReport(t, c.run, c.want, d, "call") })
 	}
 }
 
@@ -455,22 +440,7 @@ func TestStuckStartFails(t *testing.T) {
 		{"queue factory", func(tb *exitTB) { check(tb, false, []Option{stuckQueue, WithCallTimeout(d)}) },
 			[]string{"your queue's constructor(", "did not return within 200ms", "Replay it with", "queue bits="}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			r, took := runExit(c.run)
-			report := strings.Join(r.msgs, "\n")
-			if !r.failed {
-				t.Fatalf("a stuck start passed:\n%s", report)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(report, w) {
-					t.Errorf("the report does not say %q:\n%s", w, report)
-				}
-			}
-			if took > 20*d {
-				t.Errorf("took %v to report a start stuck for %v", took, d)
-			}
-			t.Logf("reported in %v: %s", took, firstLine(report))
-		})
+		t.Run(c.name, func(t *testing.T) { expectStuckReport(t, c.run, c.want, d, "start") })
 	}
 }
 
@@ -579,4 +549,24 @@ func TestWrapperLogsMethods(t *testing.T) {
 		t.Fatalf("failed %v; logged %q, want one line starting %q", r.failed, logs, want)
 	}
 	t.Log(logs[0])
+}
+
+// expectStuckReport runs run, in which a call or a start (what) is stuck for
+// d: it must fail within 20·d with a report that says each of want.
+func expectStuckReport(t *testing.T, run func(*exitTB), want []string, d time.Duration, what string) {
+	t.Helper()
+	r, took := runExit(run)
+	report := strings.Join(r.msgs, "\n")
+	if !r.failed {
+		t.Fatalf("a stuck %s passed:\n%s", what, report)
+	}
+	for _, w := range want {
+		if !strings.Contains(report, w) {
+			t.Errorf("the report does not say %q:\n%s", w, report)
+		}
+	}
+	if took > 20*d {
+		t.Errorf("took %v to report a %s stuck for %v", took, what, d)
+	}
+	t.Logf("reported in %v: %s", took, firstLine(report))
 }

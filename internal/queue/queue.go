@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"iter"
 	"math"
-	"math/bits"
 	"slices"
 	"unsafe"
 
@@ -861,8 +860,7 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) int {
 // below it to collect); then it is RemoveAtMinKey(*now, removed). It
 // returns how many it removed.
 func (q *Queue[T]) Step(now *int64, removed func(Element[T])) int {
-	k, ok := q.levelMinKey()
-	if ok {
+	if k, ok := q.levelMinKey(); ok {
 		t := k // the smallest time (MinTimes(false))
 		if q.shift != 0 {
 			t, _ = q.stepTimes(k)
@@ -876,24 +874,7 @@ func (q *Queue[T]) Step(now *int64, removed func(Element[T])) int {
 			}
 		}
 	}
-	if !ok || !q.small || q.dueLen > 0 {
-		return q.RemoveAtMinKey(*now, removed)
-	}
-	// RemoveAtMinKey in small mode, come down to what it does here: k =
-	// MinAllowedKey() is the smallest key, whose elements the lowest bucket
-	// holds.
-	switch {
-	case q.shift == 0: // every element of key k has time k = *now
-		q.dueLen += q.rtakeMin(bits.TrailingZeros64(q.rad.occ), k, true)
-		q.minValid = false
-	case !q.takeOrdered(*now):
-		q.removeAtMinSmall(k, *now)
-	}
-	n := q.FireDue(removed)
-	if checked.On {
-		q.checkAfter("Step", *now)
-	}
-	return n
+	return q.RemoveAtMinKey(*now, removed)
 }
 
 // All is priorityqueue.Queue.All.

@@ -184,12 +184,15 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 		case op < 18: // RemoveAtMinKey: key MinAllowedKey, time up to a bound inside it
 			m := q.MinAllowedKey()
 			maxTime := m<<shift - 1 + r.Int64N(1<<shift+1)
-			if k, ok := q.MinKey(); ok && r.IntN(2) == 0 {
-				// A simulation's step: up to the smallest key, then its
-				// smallest time (the step order's front).
-				q.CollectTo(k, 0)
-				m = k
-				maxTime, _, _ = q.MinTimes(false)
+			step := len(model) > 0 && r.IntN(2) == 0
+			if step { // Step, from the start of MinAllowedKey: the model's smallest time
+				sortModel()
+				m, maxTime = model[0].key, model[0].time
+				for _, e := range model {
+					if e.key == m {
+						maxTime = min(maxTime, e.time)
+					}
+				}
 			}
 			var want []int
 			sortModel()
@@ -197,6 +200,15 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 				if e.key == m && e.time <= maxTime {
 					want = append(want, e.value)
 				}
+			}
+			if step {
+				now := q.MinAllowedKey() << shift
+				q.Step(&now, collect)
+				if now != maxTime || q.MinAllowedKey() != m {
+					fail("Step moved to %d, MinAllowedKey %d; want %d, %d", now, q.MinAllowedKey(), maxTime, m)
+				}
+				expectFired("Step", got, want)
+				break
 			}
 			q.RemoveAtMinKey(maxTime, collect)
 			expectFired(fmt.Sprintf("RemoveAtMinKey(%d)", maxTime), got, want)

@@ -68,13 +68,11 @@ func TestCorruptPQ17(t *testing.T) {
 func TestStepOrderFollowsChanges(t *testing.T) {
 	for _, bits := range [][]int{{2, 2, 2}, {11, 10}} {
 		q := orderedQueue(t, bits...)
+		now := int64(0)
 		step := func(want ...int) {
 			t.Helper()
-			k, _ := q.MinKey()
-			q.CollectTo(k, 0)
-			lo, _, _ := q.MinTimes(false)
 			var got []int
-			q.RemoveAtMinKey(lo, func(e Element[int]) { got = append(got, e.Value) })
+			q.Step(&now, func(e Element[int]) { got = append(got, e.Value) })
 			if !slices.Equal(got, want) {
 				t.Fatalf("level bits %v: step took %v, want %v", bits, got, want)
 			}
@@ -86,7 +84,7 @@ func TestStepOrderFollowsChanges(t *testing.T) {
 		if _, err := q.Add(20, 10); err != nil {
 			t.Fatal(err)
 		}
-		step(10) // an added earlier time comes first
+		step(10) // added before now, late: it fires at the next step
 		b, _ := q.Add(22, 11)
 		step(3, 11) // time 22, in removal order
 		c, _ := q.Add(23, 12)
@@ -97,18 +95,17 @@ func TestStepOrderFollowsChanges(t *testing.T) {
 		if err := q.Change(b, 37); err == nil {
 			t.Fatal("Change of a fired element succeeded")
 		}
-		step(0) // not c
 		d, _ := q.Add(23, 13)
 		if _, err := q.Add(23, 14); err != nil {
 			t.Fatal(err)
 		}
 		q.MinTimes(false)
-		if err := q.Change(d, 22); err != nil {
+		if err := q.Change(d, 22); err != nil { // to now, ahead of 0 and 14
 			t.Fatal(err)
 		}
-		step(13) // changed to 22, before e at 23
-		step(14)
-		step(4) // key 9
+		step(13)
+		step(0, 14) // time 23, in removal order, without c
+		step(4)     // key 9
 	}
 }
 
@@ -124,15 +121,13 @@ func TestStepOrderLongKey(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		next := 40
+		next, now := 40, int64(0)
 		for step := range 900 { // the adds stay within key 1 (times 1024 to 2047)
-			k, _ := q.MinKey()
-			q.CollectTo(k, 0)
-			lo, hi, _ := q.MinTimes(false)
+			_, hi, _ := q.MinTimes(false)
 			var got []int
-			q.RemoveAtMinKey(lo, func(e Element[int]) { got = append(got, e.Value) })
-			if len(got) != 1 || got[0] != step {
-				t.Fatalf("level bits %v step %d: took %v at time %d, want [%d]", bits, step, got, lo, step)
+			q.Step(&now, func(e Element[int]) { got = append(got, e.Value) })
+			if len(got) != 1 || got[0] != step || now != 1024+int64(step) {
+				t.Fatalf("level bits %v step %d: took %v at time %d, want [%d] at %d", bits, step, got, now, step, 1024+step)
 			}
 			if _, err := q.Add(hi+1, next); err != nil {
 				t.Fatal(err)
