@@ -51,30 +51,24 @@ func (w *wheel) remove(a alarm.Alarm) {
 	}
 }
 
-// advanceLimit is timingwheel.Wheel.AdvanceClockLimit: it fires the alarms of
-// the intervals before to's, in order, passing each one's timer to take, and
-// stops once it has fired at least limit of them, at the end of an interval.
-// It reports whether it reached to. take must call nothing of the wheel.
+// advanceLimit is timingwheel.Wheel.AdvanceClockLimit (the queue's
+// Advance): it fires the alarms of the intervals before to's, in order,
+// passing each one's timer to take, and stops once it has fired at least
+// limit of them, at the end of an interval. It reports whether it reached
+// to. take must call nothing of the wheel.
 func (w *wheel) advanceLimit(to int64, limit int, take func(*timer)) bool {
 	if limit < 1 {
 		panic("simclock: a chunk of fewer than one alarm") // the queue would take 0 for no limit
 	}
-	target := max(to, w.now)
-	key := target >> w.shift
-	done := false
-	if reached := w.q.CollectTo(key, limit); reached == key {
-		w.now, done = target, true
-	} else {
-		w.now = reached << w.shift
-	}
-	w.q.FireDue(func(e queue.Element[*timer]) { take(e.Value) })
+	_, done := w.q.Advance(&w.now, to, limit, func(e queue.Element[*timer]) { take(e.Value) })
 	w.check()
 	return done
 }
 
-// firePast is timingwheel.Wheel.FirePastAlarms: it fires the alarms of the
-// current interval with times at or before now, passing each one's timer to
-// take, which must call nothing of the wheel.
+// firePast is timingwheel.Wheel.FirePastAlarms (the queue's
+// RemoveAtMinKey at now): it fires the alarms of the current interval with
+// times at or before now, passing each one's timer to take, which must call
+// nothing of the wheel.
 func (w *wheel) firePast(take func(*timer)) {
 	w.q.RemoveAtMinKey(w.now, func(e queue.Element[*timer]) { take(e.Value) })
 	w.check()

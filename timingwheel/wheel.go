@@ -617,13 +617,7 @@ func (w *Wheel[T]) AdvanceClockLimit(to time.Time, limit int, fired func(Fired[T
 	if err != nil {
 		return 0, false, err
 	}
-	target := max(ns, w.now)
-	reached := w.q.CollectTo(target>>w.shift, limit)
-	if done = reached == target>>w.shift; !done {
-		target = reached << w.shift // the first interval still holding due alarms
-	}
-	w.now = target
-	n = w.q.FireDue(adapt(fired))
+	n, done = w.q.Advance(&w.now, ns, limit, adapt(fired))
 	if checked.On {
 		w.checkAfter("AdvanceClockLimit", to, limit)
 	}

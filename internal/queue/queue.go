@@ -854,6 +854,25 @@ func (q *Queue[T]) RemoveAtMinKey(maxTime int64, removed func(Element[T])) int {
 	return n
 }
 
+// Advance is the wheel's AdvanceClockLimit on the queue (limit 0: no limit,
+// AdvanceClock), with *now the wheel's clock (its key MinAllowedKey()): it
+// collects the elements of the keys before to's (or, with limit > 0, of
+// the keys up to the one where CollectTo stops), moves *now to
+// max(*now, to), or to the start of the first key still holding due
+// elements when it stops early, and removes the due elements with FireDue.
+// It returns how many it removed and whether it reached to's key.
+func (q *Queue[T]) Advance(now *int64, to int64, limit int, removed func(Element[T])) (int, bool) {
+	target := max(to, *now)
+	key := target >> (q.shift & 63)
+	reached := q.CollectTo(key, limit)
+	done := reached == key
+	if !done {
+		target = reached << (q.shift & 63) // the first key still holding due elements
+	}
+	*now = target
+	return q.FireDue(removed), done
+}
+
 // Step is the wheel's Step on the queue, with *now the wheel's clock (its
 // key MinAllowedKey()): when no element not due is at or before *now, it
 // moves *now to the smallest time and MinAllowedKey to its key (nothing is
