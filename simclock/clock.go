@@ -520,7 +520,7 @@ func (c *Clock) nextLocked() (int64, bool) {
 		// 1 ns precision: the interval number is the time, and cached.
 		return c.w.q.MinKey()
 	}
-	lo, _, ok := c.w.q.MinTimes(true)
+	lo, ok := c.w.q.MinTime(true)
 	return lo, ok
 }
 

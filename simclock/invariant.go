@@ -75,7 +75,7 @@ func (c *Clock) checkSC2Wheel() (int, error) {
 	wheelLen := 0 // no wheel made yet: nothing in it
 	if c.w != nil {
 		wheelLen = c.w.q.Len()
-		if lo, _, ok := c.w.q.MinTimes(true); ok && lo <= c.wnow {
+		if lo, ok := c.w.q.MinTime(true); ok && lo <= c.wnow {
 			return 0, invariant.Errorf("SC2", "the wheel holds a timer at %d, not after wnow %d", lo, c.wnow)
 		}
 	}

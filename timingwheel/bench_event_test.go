@@ -118,7 +118,7 @@ func BenchmarkStepDense(b *testing.B) {
 	for i := range delays {
 		delays[i] = time.Duration(-math.Log(1-r.Float64())*1e4) + 1
 	}
-	for _, n := range []int{100, 1000} {
+	for _, n := range []int{100, 1000, 10000} {
 		for _, p := range []time.Duration{time.Nanosecond, time.Millisecond} {
 			b.Run(fmt.Sprintf("N=%d/%v", n, p), func(b *testing.B) {
 				w, err := timingwheel.New[int](time.Unix(0, 0), p)
@@ -133,7 +133,7 @@ func BenchmarkStepDense(b *testing.B) {
 					}
 				}
 				for i := range n {
-					if _, err := w.Add(time.Unix(0, 0).Add(delays[i]), 0); err != nil {
+					if _, err := w.Add(time.Unix(0, 0).Add(delays[i&mask]), 0); err != nil {
 						b.Fatal(err)
 					}
 				}

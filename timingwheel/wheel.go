@@ -59,10 +59,11 @@
 // # Choosing a precision
 //
 // For a simulation, use 1 ns and Step. Step fires each event at its own time
-// whatever the precision (as above), and at a coarser precision it sorts the
-// alarms of the earliest interval by time once, when it first reaches it,
-// so it costs about what it does at 1 ns; but at 1 ns every firing call
-// fires in time order, AdvanceClock included.
+// whatever the precision (as above), and at a coarser precision it orders
+// the alarms of the earliest interval by time once, when it first reaches
+// it, and keeps that order as alarms come and go, so it costs about what it
+// does at 1 ns; but at 1 ns every firing call fires in time order,
+// AdvanceClock included.
 //
 // A coarser precision is faster only when many alarms share an interval and
 // AdvanceClock fires them together (timeouts, periodic work, advancing to
@@ -648,7 +649,7 @@ func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T]
 	if err != nil {
 		return err
 	}
-	if lo, _, ok := w.q.MinTimes(false); ok && lo < ns {
+	if lo, ok := w.q.MinTime(false); ok && lo < ns {
 		ns = lo
 	}
 	if ns > w.now {
@@ -673,9 +674,9 @@ func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T]
 // changes nothing and returns false: it never moves the clock past the last
 // alarm. Cost: O(levels + alarms fired + alarms moved down a level); at a
 // precision above 1 ns, the first Step or Next to reach an interval of m
-// alarms also sorts them, O(m log m), and the later ones read that order,
-// which Add, Reschedule and Remove keep (each then costs O(log m) more,
-// and a move of up to m entries).
+// alarms also orders them by time (a heap), O(m), and the later ones read
+// that order, which Add, Reschedule and Remove keep: each of them, and
+// each alarm Step fires, then costs O(log m) more.
 func (w *Wheel[T]) Step(fired func(Fired[T])) bool {
 	if w.q.Len() == 0 {
 		return false
@@ -709,10 +710,10 @@ func (w *Wheel[T]) MinAlarmIntervalNum() (int64, bool) { return w.q.MinKey() }
 // MinAlarmTimeInMinInterval returns the earliest time among the alarms of the
 // smallest interval, overdue ones included, or false when the wheel is
 // empty: the next event's time (see Simulation in the package doc). Cost: as
-// MinAlarmIntervalNum; at a precision above 1 ns, plus sorting the alarms of
-// that interval when no earlier call has (see Step).
+// MinAlarmIntervalNum; at a precision above 1 ns, plus ordering the alarms
+// of that interval when no earlier call has (see Step).
 func (w *Wheel[T]) MinAlarmTimeInMinInterval() (time.Time, bool) {
-	lo, _, ok := w.q.MinTimes(true)
+	lo, ok := w.q.MinTime(true)
 	if !ok {
 		return time.Time{}, false
 	}
@@ -729,7 +730,7 @@ func (w *Wheel[T]) Next() (time.Time, bool) { return w.MinAlarmTimeInMinInterval
 
 // MaxAlarmTimeInMinInterval returns the latest time among the alarms of the
 // smallest interval, or false when the wheel is empty. Cost: as
-// MinAlarmTimeInMinInterval.
+// MinAlarmTimeInMinInterval, plus O(alarms in that interval) above 1 ns.
 func (w *Wheel[T]) MaxAlarmTimeInMinInterval() (time.Time, bool) {
 	_, hi, ok := w.q.MinTimes(true)
 	if !ok {

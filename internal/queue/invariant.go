@@ -196,18 +196,37 @@ func (q *Queue[T]) checkCounts(touched uint64, limit int) error {
 	return q.checkPQ17(limit)
 }
 
-// checkPQ17 checks the step order (PQ17), unless its key has more than
-// limit elements: it is the key's elements not due, in removal order,
-// sorted stably by time. An order below MinAllowedKey is dead: no call
-// reads it.
+// checkPQ17 checks the step order (PQ17), unless it or its key has more
+// than limit elements: a min-heap by (time, number) of entries that name
+// the key's elements not due, each once, with their times and positions,
+// numbered below ordNext in their removal order. An order below
+// MinAllowedKey is dead: no call reads it.
 func (q *Queue[T]) checkPQ17(limit int) error {
 	k := q.ordKey
 	if k < q.minAllowed {
 		return nil
 	}
-	if q.shift == 0 || q.ordPos > len(q.ord) {
-		return invariant.Errorf("PQ17", "step order of key %d at position %d of %d, with shift %d",
-			k, q.ordPos, len(q.ord), q.shift)
+	if q.shift == 0 {
+		return invariant.Errorf("PQ17", "step order of key %d with shift 0", k)
+	}
+	if len(q.ord) > limit {
+		return nil
+	}
+	for p, e := range q.ord {
+		switch {
+		case e.i == 0 || int(e.i) > q.pool.Len():
+			return invariant.Errorf("PQ17", "step order entry %d names record %d, outside [1, %d]", p, e.i, q.pool.Len())
+		case int(e.i) >= len(q.ordAt) || q.ordAt[e.i] != uint32(p):
+			return invariant.Errorf("PQ17", "step order entry %d (record %d) is not the position noted for its record", p, e.i)
+		case e.t != q.rec(e.i).Time:
+			return invariant.Errorf("PQ17", "step order entry %d holds time %d, its record %d time %d", p, e.t, e.i, q.rec(e.i).Time)
+		case e.n >= q.ordNext:
+			return invariant.Errorf("PQ17", "step order entry %d numbered %d, not below %d", p, e.n, q.ordNext)
+		case p > 0 && ordLess(e, q.ord[(p-1)/2]):
+			par := q.ord[(p-1)/2]
+			return invariant.Errorf("PQ17", "step order entry %d (time %d, number %d) comes before its parent (time %d, number %d)",
+				p, e.t, e.n, par.t, par.n)
+		}
 	}
 	var want []uint32
 	add := func(i uint32) bool { want = append(want, i); return len(want) <= limit }
@@ -219,9 +238,19 @@ func (q *Queue[T]) checkPQ17(limit int) error {
 	if len(want) > limit {
 		return nil
 	}
-	slices.SortStableFunc(want, func(a, b uint32) int { return cmp.Compare(q.rec(a).Time, q.rec(b).Time) })
-	if got := q.ord[q.ordPos:]; !slices.Equal(got, want) {
-		return invariant.Errorf("PQ17", "step order of key %d holds records %v, want %v", k, got, want)
+	if len(want) != len(q.ord) {
+		return invariant.Errorf("PQ17", "step order of key %d holds %d entries, the key %d elements not due", k, len(q.ord), len(want))
+	}
+	prev := int64(-1)
+	for _, i := range want {
+		if int(i) >= len(q.ordAt) || int(q.ordAt[i]) >= len(q.ord) || q.ord[q.ordAt[i]].i != i {
+			return invariant.Errorf("PQ17", "record %d of key %d is not in the step order", i, k)
+		}
+		n := int64(q.ord[q.ordAt[i]].n)
+		if n <= prev {
+			return invariant.Errorf("PQ17", "record %d of key %d numbered %d, after one numbered %d that it follows in removal order", i, k, n, prev)
+		}
+		prev = n
 	}
 	return nil
 }

@@ -107,13 +107,16 @@ type Queue[T any] struct {
 	curCap   int
 
 	// The step order (steporder.go, PQ17): when ordKey >= MinAllowedKey,
-	// ord[ordPos:] are the elements of key ordKey not due, by time, ties in
-	// removal order. MinTimes builds it at a shift above 0; RemoveAtMinKey
-	// takes from its front; Add, Change and Remove keep it; Clear and Shrink
-	// drop it (ordKey -1), and a CollectTo past ordKey leaves it dead.
-	ord    []uint32
-	ordPos int
-	ordKey int64
+	// ord is a binary min-heap of the elements of key ordKey not due, by
+	// time, ties by their numbers, which follow their removal order and are
+	// below ordNext; ordAt[i] is record i's position in it. MinTime builds
+	// it at a shift above 0; RemoveAtMinKey takes from its root; Add,
+	// Change and Remove keep it; Clear and Shrink drop it (ordKey -1), and a
+	// CollectTo past ordKey leaves it dead.
+	ord     []ordEnt
+	ordAt   []uint32
+	ordNext uint32
+	ordKey  int64
 
 	firing     []uint32 // records whose removal handler is running (a stack, for re-entrant calls)
 	epoch      uint64   // bumped by Clear, so running drains forget their records
@@ -334,7 +337,7 @@ func (q *Queue[T]) detach(i uint32, r *pool.Record[T]) {
 			q.minValid = false
 		}
 		if key == q.ordKey {
-			q.ordDel(i, r.Time)
+			q.ordDel(i)
 		}
 	}
 	q.length--
@@ -524,16 +527,38 @@ func (q *Queue[T]) eachWithKey(k int64, f func(i uint32) bool) {
 	}
 }
 
+// MinTime returns the smallest time among the elements with the smallest
+// key, or false when there is none; without due, among those not due (the
+// due list holds what a panicking handler left). Cost: as MinKey; at a
+// shift above 0, with no element due, the first call for a key also builds
+// its step order, O(m log m) for m elements, and later calls read its root.
+func (q *Queue[T]) MinTime(due bool) (int64, bool) {
+	k, ok := q.minKeyOf(due)
+	switch {
+	case !ok:
+		return 0, false
+	case q.shift == 0: // one time per key
+		return k, true
+	case !due || q.dueLen == 0:
+		return q.stepTime(k), true
+	}
+	lo, _, _ := q.MinTimes(due)
+	return lo, true
+}
+
+// minKeyOf is MinKey with due, levelMinKey without.
+func (q *Queue[T]) minKeyOf(due bool) (int64, bool) {
+	if due {
+		return q.MinKey()
+	}
+	return q.levelMinKey()
+}
+
 // MinTimes returns the smallest and largest time among the elements with the
 // smallest key, or false when there is none; without due, among those not
-// due (the due list holds what a panicking handler left). Cost: as MinElt.
+// due. Cost: as MinKey, plus O(m) for the m elements of the smallest key.
 func (q *Queue[T]) MinTimes(due bool) (lo, hi int64, ok bool) {
-	var k int64
-	if due {
-		k, ok = q.MinKey()
-	} else {
-		k, ok = q.levelMinKey()
-	}
+	k, ok := q.minKeyOf(due)
 	if !ok {
 		return 0, 0, false
 	}
@@ -541,8 +566,7 @@ func (q *Queue[T]) MinTimes(due bool) (lo, hi int64, ok bool) {
 		return k, k, true
 	}
 	if !due || q.dueLen == 0 {
-		lo, hi = q.stepTimes(k)
-		return lo, hi, true
+		return q.stepTime(k), q.ordTime(), true
 	}
 	lo, hi = math.MaxInt64, math.MinInt64
 	note := func(i uint32) bool {
@@ -880,9 +904,9 @@ func (q *Queue[T]) Advance(now *int64, to int64, limit int, removed func(Element
 // returns how many it removed.
 func (q *Queue[T]) Step(now *int64, removed func(Element[T])) int {
 	if k, ok := q.levelMinKey(); ok {
-		t := k // the smallest time (MinTimes(false))
+		t := k // the smallest time (MinTime(false))
 		if q.shift != 0 {
-			t, _ = q.stepTimes(k)
+			t = q.stepTime(k)
 		}
 		if t > *now {
 			*now = t
@@ -926,7 +950,7 @@ func (q *Queue[T]) All() iter.Seq[pool.Handle] {
 // Shrink is priorityqueue.Queue.Shrink; a queue left with few elements
 // returns to small mode.
 func (q *Queue[T]) Shrink() {
-	q.ordKey, q.ord = -1, nil // records move
+	q.ordKey, q.ord, q.ordAt = -1, nil, nil // records move
 	if !q.small && q.smallCap > 0 && q.length-q.dueLen <= q.smallCap {
 		q.unspill()
 	}
@@ -1019,7 +1043,7 @@ func (q *Queue[T]) BytesHeld() int {
 		n += len(st)*(vecBase<<k)*4 + cap(st)*int(unsafe.Sizeof([]uint32(nil)))
 	}
 	n += cap(q.spare) * int(unsafe.Sizeof([][]uint32(nil)))
-	n += (cap(q.firing)+cap(q.dueBuf)+cap(q.scratch)+cap(q.ord))*4 + q.smallBytes()
+	n += (cap(q.firing)+cap(q.dueBuf)+cap(q.scratch)+cap(q.ordAt))*4 + cap(q.ord)*int(unsafe.Sizeof(ordEnt{})) + q.smallBytes()
 	return n
 }
 

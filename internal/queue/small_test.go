@@ -253,11 +253,16 @@ func runSmallModel(t *testing.T, lb levelbits.LevelBits, seed uint64) (spills, b
 					lo, hi = min(lo, e.time), max(hi, e.time)
 				}
 			}
-			// Not at every step: the calls after MinTimes take from the
-			// step order it builds, and without it they walk.
-			if r.IntN(2) == 0 {
-				if glo, ghi, _ := q.MinTimes(r.IntN(2) == 0); glo != lo || ghi != hi {
+			// Not at every step: the calls after MinTime and MinTimes take
+			// from the step order they build, and without it they walk.
+			switch due := r.IntN(2) == 0; r.IntN(4) {
+			case 0:
+				if glo, ghi, _ := q.MinTimes(due); glo != lo || ghi != hi {
 					fail("step %d: MinTimes %d, %d; model %d, %d", step, glo, ghi, lo, hi)
+				}
+			case 1:
+				if glo, _ := q.MinTime(due); glo != lo {
+					fail("step %d: MinTime %d; model %d", step, glo, lo)
 				}
 			}
 		}

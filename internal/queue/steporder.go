@@ -1,7 +1,7 @@
 package queue
 
 import (
-	"cmp"
+	"math"
 	"math/bits"
 	"slices"
 )
@@ -10,104 +10,196 @@ import (
 //
 // At a shift above 0 a key holds many times, and a simulation steps through
 // them one time at a time: each step reads the smallest time of the
-// smallest key (MinTimes) and takes its elements (RemoveAtMinKey). Found by
+// smallest key (MinTime) and takes its elements (RemoveAtMinKey). Found by
 // a walk of the key's elements, each step would cost as many record reads
 // as the key holds, and the steps through one key as many as the square of
-// that. The step order is the key's elements sorted once by time, ties in
-// removal order, so that each step reads its front instead.
+// that. The step order is a binary min-heap of the key's elements by time,
+// ties by a number that follows their removal order, so that each step
+// reads its root, and Add and Remove in the key cost O(log m) instead of a
+// walk or a move of m entries.
 
-// stepTimes is MinTimes for key k, the smallest key, when no element is
-// due: the smallest and largest time of k's elements, from the step order,
-// which it builds for k if it has none.
-func (q *Queue[T]) stepTimes(k int64) (lo, hi int64) {
-	if q.ordKey == k {
-		return q.rec(q.ord[q.ordPos]).Time, q.rec(q.ord[len(q.ord)-1]).Time
+// ordEnt is an entry of the step order: record i, its time t, and its
+// number in the key's removal order (n: larger is later).
+type ordEnt struct {
+	t int64
+	n uint32
+	i uint32
+}
+
+// ordLess orders the step order's entries: by time, then removal order.
+func ordLess(a, b ordEnt) bool { return a.t < b.t || a.t == b.t && a.n < b.n }
+
+// ordLessInt is ordLess as 0 or 1, computed without branches: the heap's
+// choice between two children is a coin toss that a branch would mispredict
+// half the time.
+func ordLessInt(a, b ordEnt) int {
+	return b2i(a.t < b.t) | b2i(a.t == b.t)&b2i(a.n < b.n)
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
+	return 0
+}
+
+// stepTime is MinTime for key k, the smallest key, when no element is due:
+// the smallest time of k's elements, the step order's root, which it builds
+// for k if it has none.
+func (q *Queue[T]) stepTime(k int64) int64 {
+	if q.ordKey != k {
+		q.ordBuild(k)
+	}
+	return q.ord[0].t
+}
+
+// ordBuild makes the step order of key k, which holds at least one element
+// not due: its elements numbered in removal order, made a heap from the
+// bottom up, O(m).
+func (q *Queue[T]) ordBuild(k int64) {
 	ord := q.ord[:0]
-	add := func(i uint32) bool { ord = append(ord, i); return true }
+	add := func(i uint32) bool {
+		ord = append(ord, ordEnt{t: q.rec(i).Time, n: uint32(len(ord)), i: i})
+		return true
+	}
 	if q.small {
 		q.smallEachWithKey(k, add)
 	} else {
 		q.eachWithKey(k, add)
 	}
-	if len(ord) > 1 {
-		slices.SortStableFunc(ord, func(a, b uint32) int { return cmp.Compare(q.rec(a).Time, q.rec(b).Time) })
+	q.ord, q.ordKey, q.ordNext = ord, k, uint32(len(ord))
+	for p, e := range ord {
+		q.ordNote(e.i)
+		q.ordAt[e.i] = uint32(p)
 	}
-	q.ord, q.ordPos, q.ordKey = ord, 0, k
-	return q.rec(ord[0]).Time, q.rec(ord[len(ord)-1]).Time
+	for p := len(ord)/2 - 1; p >= 0; p-- {
+		q.ordDown(p, ord[p])
+	}
+}
+
+// ordNote makes room in ordAt for record i.
+func (q *Queue[T]) ordNote(i uint32) {
+	if int(i) >= len(q.ordAt) {
+		q.ordAt = slices.Grow(q.ordAt, int(i)+1-len(q.ordAt))
+		q.ordAt = q.ordAt[:cap(q.ordAt)]
+	}
+}
+
+// ordUp moves entry e, at hole p, up to its place, at most to position
+// top. ordAt has room for every record in the heap.
+func (q *Queue[T]) ordUp(p int, e ordEnt, top int) {
+	ord, at := q.ord, q.ordAt
+	for p > top {
+		parent := (p - 1) / 2
+		pe := ord[parent]
+		if !ordLess(e, pe) {
+			break
+		}
+		ord[p] = pe
+		at[pe.i] = uint32(p)
+		p = parent
+	}
+	ord[p] = e
+	at[e.i] = uint32(p)
+}
+
+// ordDown moves entry e, at hole p, to its place in p's subtree: the hole
+// goes down to a leaf along the smaller children, and e up from there,
+// which is where it mostly belongs when it is the heap's last entry (one
+// comparison a level instead of two).
+func (q *Queue[T]) ordDown(p int, e ordEnt) {
+	ord, at := q.ord, q.ordAt
+	n, top := len(ord), p
+	for {
+		c := 2*p + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n {
+			c += ordLessInt(ord[c+1], ord[c])
+		}
+		ord[p] = ord[c]
+		at[ord[p].i] = uint32(p)
+		p = c
+	}
+	q.ordUp(p, e, top)
 }
 
 // ordAdd puts record i, of time t, just added to the step order's key, in
-// the order: after every element of a time up to t, as it is the newest of
-// its key. It drops the taken front first when that is at least half the
-// buffer, so that a key stepped through for long does not grow it.
+// the order, as the newest of its key. An order whose numbers have run out
+// is dropped, to be built again with fresh ones.
 func (q *Queue[T]) ordAdd(i uint32, t int64) {
-	ord := q.ord
-	if q.ordPos >= compactMin && 2*q.ordPos >= len(ord) {
-		ord = ord[:copy(ord, ord[q.ordPos:])]
-		q.ordPos = 0
+	if q.ordNext == math.MaxUint32 {
+		q.ordKey = -1
+		return
 	}
-	lo, hi := q.ordPos, len(ord)
-	for lo < hi {
-		if m := int(uint(lo+hi) >> 1); q.rec(ord[m]).Time <= t {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	q.ord = slices.Insert(ord, lo, i)
+	q.ordNote(i)
+	q.ord = append(q.ord, ordEnt{})
+	q.ordUp(len(q.ord)-1, ordEnt{t: t, n: q.ordNext, i: i}, 0)
+	q.ordNext++
 }
 
-// ordDel takes record i, of time t, out of the step order, as it leaves the
-// order's key; it panics on a corrupt queue.
-func (q *Queue[T]) ordDel(i uint32, t int64) {
-	ord := q.ord
-	lo, hi := q.ordPos, len(ord)
-	for lo < hi {
-		if m := int(uint(lo+hi) >> 1); q.rec(ord[m]).Time < t {
-			lo = m + 1
-		} else {
-			hi = m
-		}
+// ordDel takes record i out of the step order, as it leaves the order's
+// key; it panics on a corrupt queue.
+func (q *Queue[T]) ordDel(i uint32) {
+	if int(i) >= len(q.ordAt) || int(q.ordAt[i]) >= len(q.ord) || q.ord[q.ordAt[i]].i != i {
+		panic("priorityqueue: record not in the step order")
 	}
-	for j := lo; j < len(ord) && q.rec(ord[j]).Time == t; j++ {
-		if ord[j] == i {
-			q.ord = slices.Delete(ord, j, j+1)
-			return
-		}
+	q.ordRemove(int(q.ordAt[i]))
+}
+
+// ordRemove removes the entry at position p of the heap.
+func (q *Queue[T]) ordRemove(p int) {
+	last := len(q.ord) - 1
+	e := q.ord[last]
+	q.ord = q.ord[:last]
+	if p == last {
+		return
 	}
-	panic("priorityqueue: record not in the step order")
+	if p > 0 && ordLess(e, q.ord[(p-1)/2]) {
+		q.ordUp(p, e, 0)
+	} else {
+		q.ordDown(p, e)
+	}
+}
+
+// ordTime is the largest time in the step order, O(m).
+func (q *Queue[T]) ordTime() int64 {
+	hi := int64(math.MinInt64)
+	for _, e := range q.ord {
+		hi = max(hi, e.t)
+	}
+	return hi
 }
 
 // takeOrdered is RemoveAtMinKey's choice from the step order of its key:
-// the elements at its front whose time is at most maxTime go to the due
-// list, and it reports true, if they all have one time (so the step
-// order's front is their removal order); otherwise it drops the step order
-// (the choice takes elements from it out of order) and reports false.
+// the elements of the root's time, if at most maxTime, go to the due list
+// in removal order, and it reports true, if no other time of the key is at
+// most maxTime; otherwise it drops the step order (the choice takes
+// elements of several times, in removal order across them) and reports
+// false, leaving the key's elements where they are.
 func (q *Queue[T]) takeOrdered(maxTime int64) bool {
-	ord, j := q.ord, q.ordPos
-	if j == len(ord) {
-		return true // no element of the key is left
+	if len(q.ord) == 0 || q.ord[0].t > maxTime {
+		return true // nothing of the key is due
 	}
-	t := q.rec(ord[j]).Time
-	if t > maxTime {
-		return true
+	t := q.ord[0].t
+	group := q.scratch[:0]
+	for len(q.ord) > 0 && q.ord[0].t == t {
+		group = append(group, q.ord[0].i)
+		q.ordRemove(0)
 	}
-	e := j + 1
-	for e < len(ord) && q.rec(ord[e]).Time == t {
-		e++
-	}
-	if e < len(ord) && q.rec(ord[e]).Time <= maxTime {
-		q.ordKey = -1
+	q.scratch = group[:0]
+	if len(q.ord) > 0 && q.ord[0].t <= maxTime {
+		q.ordKey = -1 // the popped entries go with it
 		return false
 	}
-	q.ordPos = e
 	if q.small {
 		// The key is the smallest: its elements go to bucket 0 (with a
 		// split, as in removeAtMinSmall, so that the base follows the
 		// steps), and if they are all taken, they go whole.
 		b := bits.TrailingZeros64(q.rad.occ)
-		if e == len(ord) {
+		if len(q.ord) == 0 {
 			q.dueLen += q.rtakeMin(b, q.ordKey, true)
 			q.minValid = false
 			return true
@@ -116,7 +208,7 @@ func (q *Queue[T]) takeOrdered(maxTime int64) bool {
 			q.rsplit(b, q.ordKey)
 		}
 	}
-	for _, i := range ord[j:e] {
+	for _, i := range group {
 		r := q.rec(i)
 		if q.small {
 			q.smallDel(i, r, q.ordKey)

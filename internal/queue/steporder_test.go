@@ -22,8 +22,8 @@ func orderedQueue(t *testing.T, bits ...int) *Queue[int] {
 	if lo, hi, _ := q.MinTimes(false); lo != 21 || hi != 23 {
 		t.Fatalf("MinTimes %d, %d; want 21, 23", lo, hi)
 	}
-	if q.ordKey != 5 || len(q.ord)-q.ordPos != 4 {
-		t.Fatalf("step order of key %d with %d elements, want key 5 with 4", q.ordKey, len(q.ord)-q.ordPos)
+	if q.ordKey != 5 || len(q.ord) != 4 {
+		t.Fatalf("step order of key %d with %d elements, want key 5 with 4", q.ordKey, len(q.ord))
 	}
 	if err := q.Invariant(); err != nil {
 		t.Fatalf("not valid: %v", err)
@@ -37,13 +37,24 @@ func TestCorruptPQ17(t *testing.T) {
 			name    string
 			corrupt func(q *Queue[int])
 		}{
-			{"ties out of removal order", func(q *Queue[int]) { q.ord[0], q.ord[1] = q.ord[1], q.ord[0] }},
-			{"out of time order", func(q *Queue[int]) { q.ord[2], q.ord[3] = q.ord[3], q.ord[2] }},
+			// The order is the sorted array [21 21 22 23] (records 2 3 4 1).
+			{"ties out of removal order", func(q *Queue[int]) {
+				// A valid heap, but record 3, added after record 2, numbered
+				// before it.
+				q.ord[0].n, q.ord[1].n = q.ord[1].n, q.ord[0].n
+				q.ord[0], q.ord[1] = q.ord[1], q.ord[0]
+				q.ordAt[q.ord[0].i], q.ordAt[q.ord[1].i] = 0, 1
+			}},
+			{"out of time order", func(q *Queue[int]) {
+				q.ord[0], q.ord[2] = q.ord[2], q.ord[0]
+				q.ordAt[q.ord[0].i], q.ordAt[q.ord[2].i] = 0, 2
+			}},
 			{"an element missing", func(q *Queue[int]) { q.ord = q.ord[:len(q.ord)-1] }},
-			{"an element taken twice", func(q *Queue[int]) { q.ordPos++ }},
-			{"position past the end", func(q *Queue[int]) { q.ordPos = len(q.ord) + 1 }},
+			{"an element twice", func(q *Queue[int]) { q.ord[3] = q.ord[0] }},
+			{"a position not noted", func(q *Queue[int]) { q.ordAt[q.ord[1].i] = 0 }},
+			{"a number not below the next", func(q *Queue[int]) { q.ordNext = 2 }},
 			{"another key's order", func(q *Queue[int]) { q.ordKey = 9 }},
-			{"a time changed under it", func(q *Queue[int]) { q.rec(q.ord[0]).Time = 23 }},
+			{"a time changed under it", func(q *Queue[int]) { q.rec(q.ord[0].i).Time = 23 }},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				q := orderedQueue(t, bits...)
@@ -57,7 +68,7 @@ func TestCorruptPQ17(t *testing.T) {
 		if _, err := q.Add(3, 0); err != nil {
 			t.Fatal(err)
 		}
-		q.ord, q.ordKey = []uint32{1}, 3
+		q.ord, q.ordAt, q.ordNext, q.ordKey = []ordEnt{{t: 3, i: 1}}, []uint32{0, 0}, 1, 3
 		invtest.Expect(t, q.Invariant(), "PQ17")
 	})
 }
@@ -112,7 +123,7 @@ func TestStepOrderFollowsChanges(t *testing.T) {
 // TestStepOrderLongKey steps through a key while each step adds an element
 // at the key's last time, as a simulation whose events are closer together
 // than the precision does: every step takes the next time in order, and the
-// order's buffer does not grow with the steps (its taken front is dropped).
+// order's buffer does not grow with the steps.
 func TestStepOrderLongKey(t *testing.T) {
 	for _, bits := range [][]int{{2, 2, 2}, {11, 10}} {
 		q := NewTimed[int](mustLevelBits(t, bits...), 0, 10) // 1024 times a key
