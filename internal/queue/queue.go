@@ -533,7 +533,13 @@ func (q *Queue[T]) eachWithKey(k int64, f func(i uint32) bool) {
 // shift above 0, with no element due, the first call for a key also builds
 // its step order, O(m log m) for m elements, and later calls read its root.
 func (q *Queue[T]) MinTime(due bool) (int64, bool) {
-	k, ok := q.minKeyOf(due)
+	var k int64
+	var ok bool
+	if due {
+		k, ok = q.MinKey()
+	} else {
+		k, ok = q.levelMinKey()
+	}
 	switch {
 	case !ok:
 		return 0, false
@@ -546,19 +552,16 @@ func (q *Queue[T]) MinTime(due bool) (int64, bool) {
 	return lo, true
 }
 
-// minKeyOf is MinKey with due, levelMinKey without.
-func (q *Queue[T]) minKeyOf(due bool) (int64, bool) {
-	if due {
-		return q.MinKey()
-	}
-	return q.levelMinKey()
-}
-
 // MinTimes returns the smallest and largest time among the elements with the
 // smallest key, or false when there is none; without due, among those not
 // due. Cost: as MinKey, plus O(m) for the m elements of the smallest key.
 func (q *Queue[T]) MinTimes(due bool) (lo, hi int64, ok bool) {
-	k, ok := q.minKeyOf(due)
+	var k int64
+	if due {
+		k, ok = q.MinKey()
+	} else {
+		k, ok = q.levelMinKey()
+	}
 	if !ok {
 		return 0, 0, false
 	}

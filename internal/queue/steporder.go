@@ -183,6 +183,10 @@ func (q *Queue[T]) takeOrdered(maxTime int64) bool {
 	if len(q.ord) == 0 || q.ord[0].t > maxTime {
 		return true // nothing of the key is due
 	}
+	if len(q.ord) == 1 {
+		q.ordTakeLast()
+		return true
+	}
 	t := q.ord[0].t
 	group := q.scratch[:0]
 	for len(q.ord) > 0 && q.ord[0].t == t {
@@ -209,14 +213,33 @@ func (q *Queue[T]) takeOrdered(maxTime int64) bool {
 		}
 	}
 	for _, i := range group {
-		r := q.rec(i)
-		if q.small {
-			q.smallDel(i, r, q.ordKey)
-		} else {
-			l := int(r.State()) - 1
-			q.del(l, q.levels[l].slot(q.ordKey), r)
-		}
-		q.toDue(i)
+		q.ordToDue(i)
 	}
 	return true
+}
+
+// ordTakeLast is takeOrdered for an order of one entry, due: it empties
+// the order and moves the key's one element to the due list.
+func (q *Queue[T]) ordTakeLast() {
+	i := q.ord[0].i
+	q.ord = q.ord[:0]
+	if q.small {
+		q.dueLen += q.rtakeMin(bits.TrailingZeros64(q.rad.occ), q.ordKey, true)
+		q.minValid = false
+		return
+	}
+	q.ordToDue(i)
+}
+
+// ordToDue moves record i, of the step order's key, from its slot or
+// bucket to the due list.
+func (q *Queue[T]) ordToDue(i uint32) {
+	r := q.rec(i)
+	if q.small {
+		q.smallDel(i, r, q.ordKey)
+	} else {
+		l := int(r.State()) - 1
+		q.del(l, q.levels[l].slot(q.ordKey), r)
+	}
+	q.toDue(i)
 }
