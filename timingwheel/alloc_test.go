@@ -62,8 +62,9 @@ func TestSteadyStateAllocatesNothing(t *testing.T) {
 }
 
 // A simulation's Step loop allocates nothing once its load is seen, also at
-// a precision whose intervals hold several times, where Next and Step sort
-// each interval's alarms (the step order's buffer is kept and reused).
+// a precision whose intervals hold several times, where Next and Step order
+// each interval's alarms by time (the step order's buffers are kept and
+// reused).
 func TestStepLoopAllocatesNothing(t *testing.T) {
 	if checked.On {
 		t.Skip("checked mode runs Invariant, which allocates, after every call")
@@ -91,8 +92,8 @@ func TestStepLoopAllocatesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		// 100 steps a run: AllocsPerRun rounds down, and an interval is
-		// sorted once in a few steps.
+		// 100 steps a run: AllocsPerRun rounds down, and an interval's
+		// order is built once in a few steps.
 		steps := func() {
 			for range 100 {
 				if _, ok := w.Next(); !ok {

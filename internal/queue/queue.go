@@ -531,7 +531,7 @@ func (q *Queue[T]) eachWithKey(k int64, f func(i uint32) bool) {
 // key, or false when there is none; without due, among those not due (the
 // due list holds what a panicking handler left). Cost: as MinKey; at a
 // shift above 0, with no element due, the first call for a key also builds
-// its step order, O(m log m) for m elements, and later calls read its root.
+// its step order, O(m) for m elements, and later calls read its root.
 func (q *Queue[T]) MinTime(due bool) (int64, bool) {
 	var k int64
 	var ok bool
@@ -548,29 +548,28 @@ func (q *Queue[T]) MinTime(due bool) (int64, bool) {
 	case !due || q.dueLen == 0:
 		return q.stepTime(k), true
 	}
-	lo, _, _ := q.MinTimes(due)
+	lo, _ := q.keyTimes(k, due)
 	return lo, true
 }
 
 // MinTimes returns the smallest and largest time among the elements with the
 // smallest key, or false when there is none; without due, among those not
-// due. Cost: as MinKey, plus O(m) for the m elements of the smallest key.
+// due. Cost: as MinTime, plus O(m) for the m elements of the smallest key.
 func (q *Queue[T]) MinTimes(due bool) (lo, hi int64, ok bool) {
-	var k int64
-	if due {
-		k, ok = q.MinKey()
-	} else {
-		k, ok = q.levelMinKey()
+	lo, ok = q.MinTime(due)
+	switch {
+	case !ok || q.shift == 0:
+		return lo, lo, ok
+	case !due || q.dueLen == 0:
+		return lo, q.ordTime(), true
 	}
-	if !ok {
-		return 0, 0, false
-	}
-	if q.shift == 0 { // one time per key
-		return k, k, true
-	}
-	if !due || q.dueLen == 0 {
-		return q.stepTime(k), q.ordTime(), true
-	}
+	lo, hi = q.keyTimes(lo>>q.shift, due)
+	return lo, hi, true
+}
+
+// keyTimes walks the elements of key k, with due those in the due list too,
+// and returns their smallest and largest time.
+func (q *Queue[T]) keyTimes(k int64, due bool) (lo, hi int64) {
 	lo, hi = math.MaxInt64, math.MinInt64
 	note := func(i uint32) bool {
 		if r := q.rec(i); q.keyOf(r) == k {
@@ -590,7 +589,7 @@ func (q *Queue[T]) MinTimes(due bool) (lo, hi int64, ok bool) {
 	} else {
 		q.eachWithKey(k, note)
 	}
-	return lo, hi, true
+	return lo, hi
 }
 
 // IncreaseMinAllowedKey is priorityqueue.Queue.IncreaseMinAllowedKey (with

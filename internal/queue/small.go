@@ -258,7 +258,8 @@ func (q *Queue[T]) rtake0() int {
 // higher buckets' keys, so they stay where they are (PQ15).
 func (q *Queue[T]) rtakeMin(b int, k int64, mark bool) int {
 	r := &q.rad
-	if bk := &r.b[b]; b == 0 || bk.live != 1 {
+	bk := &r.b[b]
+	if b == 0 || bk.live != 1 {
 		if b > 0 {
 			q.rsplit(b, k)
 		}
@@ -270,7 +271,6 @@ func (q *Queue[T]) rtakeMin(b int, k int64, mark bool) int {
 		}
 		return c
 	}
-	bk := &r.b[b]
 	i := bk.e[r.lone(b)].idx
 	if mark {
 		q.rec(i).SetState(pool.StateDue)

@@ -183,8 +183,11 @@ func (q *Queue[T]) takeOrdered(maxTime int64) bool {
 	if len(q.ord) == 0 || q.ord[0].t > maxTime {
 		return true // nothing of the key is due
 	}
-	if len(q.ord) == 1 {
-		q.ordTakeLast()
+	if q.small && len(q.ord) == 1 {
+		// The key's one element (most steps of a simulation with few
+		// pending events): no pop to do.
+		q.ord = q.ord[:0]
+		q.smallTakeKey()
 		return true
 	}
 	t := q.ord[0].t
@@ -199,47 +202,33 @@ func (q *Queue[T]) takeOrdered(maxTime int64) bool {
 		return false
 	}
 	if q.small {
-		// The key is the smallest: its elements go to bucket 0 (with a
-		// split, as in removeAtMinSmall, so that the base follows the
-		// steps), and if they are all taken, they go whole.
-		b := bits.TrailingZeros64(q.rad.occ)
+		// The key is the smallest: if all its elements are taken, they
+		// go whole; else its elements go to bucket 0 first (with a split,
+		// as in removeAtMinSmall, so that the base follows the steps).
 		if len(q.ord) == 0 {
-			q.dueLen += q.rtakeMin(b, q.ordKey, true)
-			q.minValid = false
+			q.smallTakeKey()
 			return true
 		}
-		if b > 0 {
+		if b := bits.TrailingZeros64(q.rad.occ); b > 0 {
 			q.rsplit(b, q.ordKey)
 		}
 	}
 	for _, i := range group {
-		q.ordToDue(i)
+		r := q.rec(i)
+		if q.small {
+			q.smallDel(i, r, q.ordKey)
+		} else {
+			l := int(r.State()) - 1
+			q.del(l, q.levels[l].slot(q.ordKey), r)
+		}
+		q.toDue(i)
 	}
 	return true
 }
 
-// ordTakeLast is takeOrdered for an order of one entry, due: it empties
-// the order and moves the key's one element to the due list.
-func (q *Queue[T]) ordTakeLast() {
-	i := q.ord[0].i
-	q.ord = q.ord[:0]
-	if q.small {
-		q.dueLen += q.rtakeMin(bits.TrailingZeros64(q.rad.occ), q.ordKey, true)
-		q.minValid = false
-		return
-	}
-	q.ordToDue(i)
-}
-
-// ordToDue moves record i, of the step order's key, from its slot or
-// bucket to the due list.
-func (q *Queue[T]) ordToDue(i uint32) {
-	r := q.rec(i)
-	if q.small {
-		q.smallDel(i, r, q.ordKey)
-	} else {
-		l := int(r.State()) - 1
-		q.del(l, q.levels[l].slot(q.ordKey), r)
-	}
-	q.toDue(i)
+// smallTakeKey moves every element of the step order's key, the smallest,
+// from the lowest bucket to the due list.
+func (q *Queue[T]) smallTakeKey() {
+	q.dueLen += q.rtakeMin(bits.TrailingZeros64(q.rad.occ), q.ordKey, true)
+	q.minValid = false
 }
