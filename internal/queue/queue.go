@@ -561,6 +561,9 @@ func (q *Queue[T]) MinTimes(due bool) (lo, hi int64, ok bool) {
 	case !ok || q.shift == 0:
 		return lo, lo, ok
 	case !due || q.dueLen == 0:
+		if q.ordKey != lo>>q.shift {
+			return lo, lo, true // one element: stepTime built no order
+		}
 		return lo, q.ordTime(), true
 	}
 	lo, hi = q.keyTimes(lo>>q.shift, due)
@@ -731,6 +734,33 @@ func (q *Queue[T]) FireDue(removed func(Element[T])) (n int) {
 	}
 	q.dueBuf, q.duePos = q.dueBuf[:0], 0
 	return n
+}
+
+// fireOne is FireDue for record i alone, taken out of small mode while the
+// due list is empty, without going through the list.
+func (q *Queue[T]) fireOne(i uint32, removed func(Element[T])) {
+	q.length--
+	q.counts.Fired++
+	r := q.rec(i)
+	r.SetState(pool.StateFiring)
+	if removed == nil {
+		q.pool.Free(i, r)
+		return
+	}
+	depth, epoch := len(q.firing), q.epoch
+	defer func() {
+		if len(q.firing) > depth && q.epoch == epoch { // the handler panicked
+			j := q.popFiring() // i, or where a Shrink moved it
+			q.pool.Free(j, q.rec(j))
+		}
+	}()
+	q.firing = append(q.firing, i)
+	removed(Element[T]{Alarm: q.pool.Handle(i), Key: q.keyOf(r), Time: r.Time, Value: r.Value})
+	if q.epoch != epoch {
+		return // Clear ran inside the handler and freed everything
+	}
+	i = q.popFiring() // not the same i if a Shrink in the handler moved it
+	q.pool.Free(i, q.rec(i))
 }
 
 func (q *Queue[T]) popFiring() uint32 {
@@ -905,6 +935,15 @@ func (q *Queue[T]) Advance(now *int64, to int64, limit int, removed func(Element
 // below it to collect); then it is RemoveAtMinKey(*now, removed). It
 // returns how many it removed.
 func (q *Queue[T]) Step(now *int64, removed func(Element[T])) int {
+	if r := &q.rad; q.small && q.dueLen == 0 && r.occ != 0 && (r.occ&1 == 0 || r.b[0].live == 1) {
+		if i := q.smallStepOne(now); i != 0 {
+			q.fireOne(i, removed)
+			if checked.On {
+				q.checkAfter("RemoveAtMinKey", *now)
+			}
+			return 1
+		}
+	}
 	if k, ok := q.levelMinKey(); ok {
 		t := k // the smallest time (MinTime(false))
 		if q.shift != 0 {

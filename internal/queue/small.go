@@ -271,11 +271,21 @@ func (q *Queue[T]) rtakeMin(b int, k int64, mark bool) int {
 		}
 		return c
 	}
-	i := bk.e[r.lone(b)].idx
+	i := q.rtakeLone(b, k)
 	if mark {
 		q.rec(i).SetState(pool.StateDue)
 	}
 	q.dueBuf = append(q.dueBuf, i)
+	return 1
+}
+
+// rtakeLone takes the one element of bucket b, of key k, the smallest, out
+// of the radix heap and returns its record index; the base moves to k
+// (see rtakeMin).
+func (q *Queue[T]) rtakeLone(b int, k int64) uint32 {
+	r := &q.rad
+	bk := &r.b[b]
+	i := bk.e[r.lone(b)].idx
 	bk.e, bk.live = bk.e[:0], 0
 	r.occ &^= 1 << (b & 63) // as in smallPut
 	r.n--
@@ -283,7 +293,7 @@ func (q *Queue[T]) rtakeMin(b int, k int64, mark bool) int {
 	if checked.On {
 		q.chk.bucket(b)
 	}
-	return 1
+	return i
 }
 
 // lone returns the position of the one element of bucket b.
@@ -421,6 +431,42 @@ func (q *Queue[T]) unspill() {
 	for _, e := range all {
 		q.smallPut(e.idx, q.rec(e.idx), e.key)
 	}
+}
+
+// smallStepOne is Step's choice in small mode with nothing due, when the
+// smallest key holds one element: it moves *now to that element's time if
+// later, and MinAllowedKey to its key, takes the element out and returns
+// its record index; else it returns 0, having at most split the lowest
+// bucket. The radix heap holds an element.
+func (q *Queue[T]) smallStepOne(now *int64) uint32 {
+	r := &q.rad
+	b := bits.TrailingZeros64(r.occ) // r.occ != 0
+	if b > 0 && r.b[b].live > 1 {
+		m := q.minKey // the lowest bucket's smallest key
+		if !q.minValid {
+			_, m, _ = q.rlowest()
+		}
+		// The step moves MinAllowedKey to m, the smallest key, whatever
+		// follows; first, so that the split may take m as the base (PQ15).
+		q.minAllowed = m
+		q.rsplit(b, m)
+		b = 0
+	}
+	bk := &r.b[b]
+	if bk.live != 1 {
+		return 0
+	}
+	e := bk.e[r.lone(b)]
+	if t := q.rec(e.idx).Time; t > *now {
+		*now = t
+		q.minAllowed = e.key // what CollectTo does there: the levels lag
+	}
+	if e.key == q.ordKey {
+		q.ord = q.ord[:0] // the key's one element leaves
+	}
+	q.rtakeLone(b, e.key)
+	q.minValid = false
+	return e.idx
 }
 
 // removeAtMinSmall is RemoveAtMinKey's choice in small mode: the elements

@@ -49,6 +49,13 @@ func b2i(b bool) int {
 // for k if it has none.
 func (q *Queue[T]) stepTime(k int64) int64 {
 	if q.ordKey != k {
+		if r := &q.rad; q.small {
+			// The lowest bucket's one element is the key's one element:
+			// no order to build (Step takes it with smallStepOne).
+			if b := bits.TrailingZeros64(r.occ); r.b[b].live == 1 {
+				return q.rec(r.b[b].e[r.lone(b)].idx).Time
+			}
+		}
 		q.ordBuild(k)
 	}
 	return q.ord[0].t
