@@ -935,6 +935,8 @@ func (q *Queue[T]) Advance(now *int64, to int64, limit int, removed func(Element
 // below it to collect); then it is RemoveAtMinKey(*now, removed). It
 // returns how many it removed.
 func (q *Queue[T]) Step(now *int64, removed func(Element[T])) int {
+	// smallStepOne's own test, first for the crowded bucket 0 (a key of
+	// several elements, as at a coarse precision), here without a call.
 	if r := &q.rad; q.small && q.dueLen == 0 && r.occ != 0 && (r.occ&1 == 0 || r.b[0].live == 1) {
 		if i := q.smallStepOne(now); i != 0 {
 			q.fireOne(i, removed)

@@ -190,13 +190,6 @@ func (q *Queue[T]) takeOrdered(maxTime int64) bool {
 	if len(q.ord) == 0 || q.ord[0].t > maxTime {
 		return true // nothing of the key is due
 	}
-	if q.small && len(q.ord) == 1 {
-		// The key's one element (most steps of a simulation with few
-		// pending events): no pop to do.
-		q.ord = q.ord[:0]
-		q.smallTakeKey()
-		return true
-	}
 	t := q.ord[0].t
 	group := q.scratch[:0]
 	for len(q.ord) > 0 && q.ord[0].t == t {
