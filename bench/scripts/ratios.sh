@@ -3,8 +3,9 @@
 # (a, b, a, b, ...) RUNS times with the given flags, and prints, for each
 # binary (in the order given) and each table row that has a ratio, the
 # median of the ratio column (heap4 / wheel, or heap clock / simclock) with
-# its range over the runs, and the median ns/op of both sides. Rows without
-# a ratio (MEM, or any row under -compare=false) are left out. Interleaving
+# its range over the runs, and the median ns/op of both sides. The
+# simulation models' simclock rows are named MM1/simclock and so on. Rows
+# without a ratio (MEM, or any row under -compare=false) are left out. Interleaving
 # puts every binary under the same load, which moves a row by 10% or more
 # from run to run on a shared machine. A binary that fails stops the script.
 # Example (from the repository root):
@@ -31,12 +32,18 @@ while [ "$i" -lt "$runs" ]; do
 	while [ "$k" -le "$nbins" ]; do
 		eval "b=\$bin$k"
 		"$b" "$@" > "$one" || { echo "ratios.sh: $b failed" >&2; exit 1; }
-		# A table row: workload, N, ns/op, allocs/op, bytes/alarm, peak RSS,
-		# checksum, heap4 ns/op, [heap4 RSS with -isolate,] ratio.
+		# A table row: workload (with the engine after it on the simulation
+		# models' simclock rows, "MM1 simclock", reported as MM1/simclock),
+		# N, ns/op, allocs/op, bytes/alarm, peak RSS, checksum, heap4
+		# ns/op, [heap4 RSS with -isolate,] ratio.
 		awk -v k="$k" -v bin="$b" '
 			function num(s) { return s ~ /^[0-9]+(\.[0-9]+)?$/ }
-			/^ +[A-Z][A-Z0-9_-]* +[0-9]+ / && NF >= 9 && num($3) && num($8) && num($NF) {
-				print k, bin, $1, $2, $3, $8, $NF }' "$one" >> "$out"
+			/^ +[A-Z][A-Z0-9_-]* +([a-z]+ +)?[0-9]+ / {
+				name = $1; o = 0
+				if ($2 ~ /^[a-z]+$/) { name = $1 "/" $2; o = 1 }
+				if (NF >= 9 + o && num($(3+o)) && num($(8+o)) && num($NF))
+					print k, bin, name, $(2+o), $(3+o), $(8+o), $NF
+			}' "$one" >> "$out"
 		k=$((k + 1))
 	done
 	i=$((i + 1))
@@ -51,7 +58,7 @@ function med(a, n,   i, j, t) {
 function flush(   m, w, h) {
 	if (n == 0) return
 	m = med(r, n); w = med(wn, n); h = med(hn, n)
-	printf "%-24s %-11s %9s  ratio %.2f (%.2f-%.2f)  ns/op %.1f, baseline %.1f  runs %d\n", bin, name, size, m, r[1], r[n], w, h, n
+	printf "%-24s %-16s %9s  ratio %.2f (%.2f-%.2f)  ns/op %.1f, baseline %.1f  runs %d\n", bin, name, size, m, r[1], r[n], w, h, n
 	n = 0
 }
 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -275,6 +276,32 @@ func TestRunPrealloc(t *testing.T) {
 			want = got
 		} else if got[0][2] != want[0][2] || got[1][2] != want[1][2] {
 			t.Fatalf("run %v: checksums %q, without -prealloc %q", args, got, want)
+		}
+	}
+}
+
+// bench/scripts/ratios.sh, which the interleaved comparisons in
+// docs/performance.md use, reads every row of twsim's table that has a
+// ratio, the simulation models' simclock rows included.
+func TestRatiosScript(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh to run the script")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(sh, "../../bench/scripts/ratios.sh", "2", exe, "--", "-workload", "mm1,clock-step", "-n", "100")
+	cmd.Env = append(os.Environ(), "TWSIM_TEST_RUN_MAIN=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("ratios.sh: %v\n%s", err, out)
+	}
+	for _, row := range []string{"MM1", "MM1/simclock", "MM1_P19", "MM1_P19/simclock", "CLOCK-STEP"} {
+		re := regexp.MustCompile(`(?m)^\S+\s+` + regexp.QuoteMeta(row) + `\s+[0-9]+\s+ratio [0-9.]+ \([0-9.]+-[0-9.]+\)\s+ns/op [0-9.]+, baseline [0-9.]+\s+runs 2$`)
+		if !re.Match(out) {
+			t.Errorf("no line for %s with a ratio over 2 runs:\n%s", row, out)
 		}
 	}
 }
