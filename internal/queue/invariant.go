@@ -243,7 +243,7 @@ func (q *Queue[T]) checkPQ17(limit int) error {
 	}
 	prev := int64(-1)
 	for _, i := range want {
-		if int(i) >= len(q.ordAt) || int(q.ordAt[i]) >= len(q.ord) || q.ord[q.ordAt[i]].i != i {
+		if !q.ordHas(i) {
 			return invariant.Errorf("PQ17", "record %d of key %d is not in the step order", i, k)
 		}
 		n := int64(q.ord[q.ordAt[i]].n)

@@ -150,10 +150,16 @@ func (q *Queue[T]) ordAdd(i uint32, t int64) {
 // ordDel takes record i out of the step order, as it leaves the order's
 // key; it panics on a corrupt queue.
 func (q *Queue[T]) ordDel(i uint32) {
-	if int(i) >= len(q.ordAt) || int(q.ordAt[i]) >= len(q.ord) || q.ord[q.ordAt[i]].i != i {
+	if !q.ordHas(i) {
 		panic("priorityqueue: record not in the step order")
 	}
 	q.ordRemove(int(q.ordAt[i]))
+}
+
+// ordHas reports whether record i is in the step order, at the position
+// ordAt notes for it.
+func (q *Queue[T]) ordHas(i uint32) bool {
+	return int(i) < len(q.ordAt) && int(q.ordAt[i]) < len(q.ord) && q.ord[q.ordAt[i]].i == i
 }
 
 // ordRemove removes the entry at position p of the heap.
