@@ -168,45 +168,72 @@ func TestStepHandlerAddsAtNow(t *testing.T) {
 	}
 }
 
-// Alarms a panicking handler left overdue fire first, and do not hold the
-// clock back: the same Step goes on to the earliest alarm time. With only
-// overdue alarms left, Step fires them and the clock stays.
+// Alarms a panicking handler left overdue are the earliest: the next Step
+// fires them alone, with the clock where it is, as Next says; the Step after
+// it goes on to the next time. The loop of the package doc therefore stops
+// at its end even after a recovered panic.
 func TestStepAfterPanic(t *testing.T) {
+	start := time.Unix(0, 0)
+	for _, precision := range []time.Duration{time.Nanosecond, time.Millisecond} {
+		w, err := timingwheel.New[string](start, precision)
+		ok(t, err)
+		mustAdd(t, w, start.Add(10*precision), "boom")
+		mustAdd(t, w, start.Add(20*precision), "overdue")
+		mustAdd(t, w, start.Add(100*precision), "later")
+		func() {
+			defer func() { _ = recover() }()
+			_ = w.AdvanceClock(start.Add(50*precision), func(f timingwheel.Fired[string]) {
+				if f.Value == "boom" {
+					panic("handler failed")
+				}
+			})
+		}()
+		if next, _ := w.Next(); !next.Equal(start.Add(20 * precision)) {
+			t.Fatalf("precision %v: Next after a panic %v, want the overdue alarm's time", precision, next)
+		}
+		l := &stepLog{w: w}
+		if !w.Step(l.handle) || !slices.Equal(l.seen, []string{"overdue"}) || !w.Now().Equal(start.Add(50*precision)) {
+			t.Fatalf("precision %v: Step after a panic fired %v, Now %v; want [overdue], Now unchanged", precision, l.seen, w.Now())
+		}
+		l.reset()
+		if !w.Step(l.handle) || !slices.Equal(l.seen, []string{"later"}) || !w.Now().Equal(start.Add(100*precision)) {
+			t.Fatalf("precision %v: second Step fired %v, Now %v; want [later] at its time", precision, l.seen, w.Now())
+		}
+		ok(t, w.Invariant())
+	}
+}
+
+// The same after a Step whose handler panics: the alarms of its time it did
+// not fire come next, at that time, before the later ones.
+func TestStepLoopAfterPanic(t *testing.T) {
 	start := time.Unix(0, 0)
 	w, err := timingwheel.New[string](start, time.Nanosecond)
 	ok(t, err)
 	mustAdd(t, w, start.Add(10), "boom")
-	mustAdd(t, w, start.Add(20), "overdue")
-	mustAdd(t, w, start.Add(100), "later")
-	func() {
-		defer func() { _ = recover() }()
-		_ = w.AdvanceClock(start.Add(50), func(f timingwheel.Fired[string]) {
-			if f.Value == "boom" {
-				panic("handler failed")
-			}
-		})
-	}()
-	l := &stepLog{w: w}
-	if !w.Step(l.handle) || !slices.Equal(l.seen, []string{"overdue", "later"}) {
-		t.Fatalf("Step after a panic fired %v, want [overdue later]", l.seen)
+	mustAdd(t, w, start.Add(10), "b")
+	mustAdd(t, w, start.Add(20), "c")
+	var seen []string
+	var at []int64
+	handle := func(f timingwheel.Fired[string]) {
+		if f.Value == "boom" {
+			panic("handler failed")
+		}
+		seen = append(seen, f.Value)
+		at = append(at, w.Now().UnixNano())
 	}
-	if want := start.Add(100); !w.Now().Equal(want) {
-		t.Fatalf("Now %v, want %v", w.Now(), want)
+	end := start.Add(15)
+	for {
+		next, more := w.Next()
+		if !more || next.After(end) {
+			break
+		}
+		func() {
+			defer func() { _ = recover() }()
+			w.Step(handle)
+		}()
 	}
-
-	mustAdd(t, w, start.Add(200), "boom")
-	mustAdd(t, w, start.Add(200), "overdue")
-	func() {
-		defer func() { _ = recover() }()
-		_ = w.AdvanceClock(start.Add(300), func(f timingwheel.Fired[string]) {
-			if f.Value == "boom" {
-				panic("handler failed")
-			}
-		})
-	}()
-	l.reset()
-	if !w.Step(l.handle) || !slices.Equal(l.seen, []string{"overdue"}) || !w.Now().Equal(start.Add(300)) {
-		t.Fatalf("Step with only an overdue alarm fired %v, Now %v; want [overdue], Now unchanged", l.seen, w.Now())
+	if !slices.Equal(seen, []string{"b"}) || !slices.Equal(at, []int64{10}) || w.Len() != 1 {
+		t.Fatalf("the loop to 15ns fired %v at %v, Len %d; want [b] at [10], Len 1", seen, at, w.Len())
 	}
 }
 
@@ -281,9 +308,10 @@ func TestStopAtNextAlarmMaxTimeOnEmptyWheel(t *testing.T) {
 	}
 }
 
-// A Step made inside a handler first fires the due alarms the enclosing
-// call has not fired yet (see Handlers in the package doc), then the
-// earliest alarm time after them; the enclosing call then has nothing left.
+// A Step made inside a handler fires the due alarms the enclosing call has
+// not fired yet (see Handlers in the package doc): they are the earliest, so
+// it fires them alone and the clock stays; the enclosing call then has
+// nothing left.
 func TestStepNested(t *testing.T) {
 	start := time.Unix(0, 0)
 	w, err := timingwheel.New[string](start, time.Nanosecond)
@@ -304,11 +332,11 @@ func TestStepNested(t *testing.T) {
 			}
 		}
 	}))
-	if !slices.Equal(outer, []string{"a"}) || !slices.Equal(inner, []string{"b", "c"}) {
-		t.Fatalf("outer handler saw %v, nested Step's %v; want [a] and [b c]", outer, inner)
+	if !slices.Equal(outer, []string{"a"}) || !slices.Equal(inner, []string{"b"}) {
+		t.Fatalf("outer handler saw %v, nested Step's %v; want [a] and [b]", outer, inner)
 	}
-	if !innerNow[1].Equal(start.Add(100)) || !w.Now().Equal(start.Add(100)) || w.Len() != 0 {
-		t.Fatalf("Now() in c's handler %v, after %v, Len %d", innerNow[1], w.Now(), w.Len())
+	if !innerNow[0].Equal(start.Add(50)) || !w.Now().Equal(start.Add(50)) || w.Len() != 1 {
+		t.Fatalf("Now() in b's handler %v, after %v, Len %d; want 50ns, 50ns, 1", innerNow[0], w.Now(), w.Len())
 	}
 	ok(t, w.Invariant())
 }

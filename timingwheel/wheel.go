@@ -669,10 +669,12 @@ func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T]
 // before Now(), it first moves the clock to the earliest alarm time.
 // Otherwise the clock stays and Step fires the alarms of the current
 // interval at or before Now() (late alarms, see Add, and alarms a handler
-// added at Now()). It is AdvanceClockStopAtNextAlarm with to the earliest
-// alarm time, with the same handler rules, except that on an empty wheel it
-// changes nothing and returns false: it never moves the clock past the last
-// alarm. Cost: O(levels + alarms fired + alarms moved down a level); at a
+// added at Now()), after any a panicking handler left overdue: those are
+// the earliest, so a Step that finds them fires no later alarm. It is
+// AdvanceClockStopAtNextAlarm with to the earliest alarm time (Next's,
+// overdue alarms included), with the same handler rules, except that on an
+// empty wheel it changes nothing and returns false: it never moves the
+// clock past the last alarm. Cost: O(levels + alarms fired + alarms moved down a level); at a
 // precision above 1 ns, the first Step or Next to reach an interval of m
 // alarms also orders them by time (a heap), O(m), and the later ones read
 // that order, which Add, Reschedule and Remove keep: each of them, and
@@ -722,10 +724,10 @@ func (w *Wheel[T]) MinAlarmTimeInMinInterval() (time.Time, bool) {
 
 // Next returns the time of the next event of a simulation, the earliest
 // alarm time (overdue alarms included), or false when the wheel is empty:
-// the time the next Step fires its alarms at, unless it finds overdue ones
-// (see Simulation in the package doc). It is MinAlarmTimeInMinInterval,
-// under the name a simulation loop reads. Cost: as
-// MinAlarmTimeInMinInterval.
+// the time of the alarms the next Step fires (see Simulation in the package
+// doc), which fires overdue ones at Now(), as the clock never goes back.
+// It is MinAlarmTimeInMinInterval, under the name a simulation loop reads.
+// Cost: as MinAlarmTimeInMinInterval.
 func (w *Wheel[T]) Next() (time.Time, bool) { return w.MinAlarmTimeInMinInterval() }
 
 // MaxAlarmTimeInMinInterval returns the latest time among the alarms of the

@@ -98,8 +98,14 @@ func TestStepAfterPanics(t *testing.T) {
 	mustOK(t, err)
 	now = 10
 	var got []int
-	for range 4 { // two steps fire both; more find nothing
-		q.Step(&now, func(e queue.Element[int]) { got = append(got, e.Value) })
+	record := func(e queue.Element[int]) { got = append(got, e.Value) }
+	// The due element is the earliest: the first Step removes it alone and
+	// leaves now; the second moves now to 12; more find nothing.
+	if q.Step(&now, record); !slices.Equal(got, []int{9}) || now != 10 {
+		t.Fatalf("the first Step removed %v, now %d; want [9], 10", got, now)
+	}
+	for range 3 {
+		q.Step(&now, record)
 	}
 	if !slices.Equal(got, []int{9, 12}) {
 		t.Fatalf("Step removed %v, want [9 12]: the due element first", got)

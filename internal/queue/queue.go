@@ -946,7 +946,9 @@ func (q *Queue[T]) Step(now *int64, removed func(Element[T])) int {
 			return 1
 		}
 	}
-	if k, ok := q.levelMinKey(); ok {
+	// Due elements left by a panicking handler (or an enclosing call's)
+	// are the earliest: they fire alone, and the clock stays.
+	if k, ok := q.levelMinKey(); ok && q.dueLen == 0 {
 		t := k // the smallest time (MinTime(false))
 		if q.shift != 0 {
 			t = q.stepTime(k)

@@ -364,6 +364,14 @@ func (m *Model) stopAtNext(to int64, fired func(ModelAlarm)) {
 	m.firePast(fired)
 }
 
+// hasOverdue reports whether a panicking handler left alarms behind: the
+// rest of an interrupted FirePastAlarms, or alarms before the current
+// interval.
+func (m *Model) hasOverdue() bool {
+	now := m.interval()
+	return len(m.due) > 0 || slices.ContainsFunc(m.alarms, func(e modelAlarm) bool { return e.at>>m.shift < now })
+}
+
 // nextNotOverdue returns the earliest time of the alarms that are not
 // overdue (in the due list, or before the current interval); false if none.
 func (m *Model) nextNotOverdue() (int64, bool) {
@@ -376,12 +384,13 @@ func (m *Model) nextNotOverdue() (int64, bool) {
 	return next, ok
 }
 
-// step is Wheel.Step: AdvanceClockStopAtNextAlarm to the earliest alarm
-// that is not overdue, or with none, the overdue alarms alone and the clock
-// stays. It reports whether it fired anything.
+// step is Wheel.Step: the overdue alarms alone with the clock where it is,
+// when there are any (they are the earliest); otherwise
+// AdvanceClockStopAtNextAlarm to the earliest alarm time. It reports
+// whether it fired anything.
 func (m *Model) step(fired func(ModelAlarm)) bool {
 	to, ok := m.nextNotOverdue()
-	if !ok {
+	if !ok || m.hasOverdue() {
 		to = m.now
 	}
 	n := 0
