@@ -255,11 +255,15 @@ func TestAdvanceBackwardsAndOutOfRange(t *testing.T) {
 	}
 	mustPanic(t, ErrOutOfRange, func() { c.Advance(1<<63 - 1) })
 	mustPanic(t, ErrOutOfRange, func() { c.AdvanceTo(t0.AddDate(200, 0, 0)) })
-	// A timer beyond the reach is accepted and never fires.
+	// A timer beyond the reach is accepted and never fires: it counts in
+	// Len, and Next, Step and Run pass it by (the package doc).
 	fired := false
 	tm := c.AfterFunc(1<<63-1, func() { fired = true })
 	if _, ok := c.Next(); ok {
 		t.Fatal("Next reports a timer beyond the reach")
+	}
+	if c.Step() || c.Run(context.Background()) != nil || c.Len() != 1 || c.Since(t0) != time.Hour {
+		t.Fatalf("a far timer alone: Len %d, Now t0+%v; want Step false, Run nil, Len 1, Now t0+1h", c.Len(), c.Since(t0))
 	}
 	c.AdvanceTo(t0.Add(maxOffset))
 	if fired || !tm.Stop() {

@@ -5,16 +5,20 @@
 // test takes Interface, which *Clock and Real() satisfy. docs/migrating.md
 // maps clockwork, benbjohnson/clock, quartz and k8s.io/utils/clock to it.
 //
-// Driving the clock fires every due timer in time order, FIFO at equal times,
-// on the driving goroutine (while a trap is open, a callback runs on one of its
-// own, which the advance waits for), each with Now() at its own time: a run that traps
-// nothing gives the same trace every time, and every callback due has run
-// when the advance returns, or is held by a trap. Timers follow package time
-// as of Go 1.23;
-// AfterFunc with d <= 0 runs at once, on a goroutine of the clock's; a ticker
-// drops the ticks nobody receives. A goroutine woken by a channel runs after
-// the advance: wait for it with BlockUntilContext, a Trap, or synctest.Wait.
-// Scheduling costs O(1), an advance O(timers fired); docs/design.md tells how.
+// Driving the clock fires every due timer in time order, FIFO at equal
+// times, on the driving goroutine (while a trap is open, a callback runs on
+// one of its own, which the advance waits for), each with Now() at its own
+// time: a run that traps nothing gives the same trace every time, and every
+// callback due has run when the advance returns, or is held by a trap.
+// Timers follow package time as of Go 1.23: AfterFunc with d <= 0 runs at
+// once, on a goroutine of the clock's, so one made outside a callback while
+// no advance runs races with its caller (in a simulation, give the first
+// event 1 ns); a ticker drops the ticks nobody receives. A goroutine woken by
+// a channel runs after the advance: wait for it with BlockUntilContext, a
+// Trap, or synctest.Wait. The clock's last instant is start + 2^62-1 ns
+// (146 years): a timer set beyond it is pending (Len counts it, Stop works)
+// but never fires, and Next, Step and Run pass it by. Scheduling costs O(1),
+// an advance O(timers fired); docs/design.md tells how.
 package simclock
 
 import (
@@ -479,7 +483,8 @@ func (c *Clock) AdvanceNext() (time.Duration, int) {
 	return time.Duration(max(moved, 0)), n
 }
 
-// Run steps until nothing is pending (nil) or ctx ends (ctx.Err()).
+// Run steps until no timer is left to fire (nil; timers beyond the clock's
+// last instant stay pending, see the package doc) or ctx ends (ctx.Err()).
 func (c *Clock) Run(ctx context.Context) error {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -891,7 +896,8 @@ func (c *Clock) BlockUntilContext(ctx context.Context, n int) error {
 	return c.waitWaiters(ctx, func(w int) bool { return w >= n })
 }
 
-// Len counts every pending timer, AfterFunc and TickerFunc included.
+// Len counts every pending timer, AfterFunc and TickerFunc included, and
+// those beyond the clock's last instant, which never fire.
 func (c *Clock) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -160,3 +160,27 @@ func TestQueriesMatchAll(t *testing.T) {
 		})
 	}
 }
+
+// The wheel's times are in UTC, whatever the location of the start: Start
+// and Now are Equal to the times given, not ==, and so is Fired.At.
+func TestTimesInUTC(t *testing.T) {
+	start := time.Date(2025, 3, 9, 1, 30, 0, 0, time.FixedZone("EST", -5*3600))
+	w, err := timingwheel.New[int](start, time.Nanosecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := start.Add(time.Second)
+	if _, err := w.Add(at, 1); err != nil {
+		t.Fatal(err)
+	}
+	var fired time.Time
+	w.Step(func(f timingwheel.Fired[int]) { fired = f.At })
+	for name, got := range map[string]time.Time{"Start": w.Start(), "Now": w.Now(), "Fired.At": fired} {
+		if got.Location() != time.UTC {
+			t.Errorf("%s in %v, want UTC", name, got.Location())
+		}
+	}
+	if !w.Start().Equal(start) || !w.Now().Equal(at) || !fired.Equal(at) {
+		t.Fatalf("Start %v, Now %v, Fired.At %v; want Equal to %v and %v", w.Start(), w.Now(), fired, start, at)
+	}
+}

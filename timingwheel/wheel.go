@@ -303,10 +303,11 @@ func (w *Wheel[T]) Config() config.Config { return w.cfg }
 // AlarmPrecision returns the length of one interval, 2^A ns.
 func (w *Wheel[T]) AlarmPrecision() time.Duration { return time.Duration(1) << w.shift }
 
-// Now returns the wheel's clock.
+// Now returns the wheel's clock, in UTC; so do every time the wheel
+// returns and Fired.At (compare times with Equal, not ==).
 func (w *Wheel[T]) Now() time.Time { return fromNanos(w.now) }
 
-// Start returns the time the wheel was created with.
+// Start returns the time the wheel was created with, in UTC (Equal to it).
 func (w *Wheel[T]) Start() time.Time { return fromNanos(w.start) }
 
 // Len returns the number of alarms in the wheel. Cost: O(1).
@@ -674,7 +675,9 @@ func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T]
 // AdvanceClockStopAtNextAlarm with to the earliest alarm time (Next's,
 // overdue alarms included), with the same handler rules, except that on an
 // empty wheel it changes nothing and returns false: it never moves the
-// clock past the last alarm. Cost: O(levels + alarms fired + alarms moved down a level); at a
+// clock past the last alarm. With fired nil, the alarms leave the wheel
+// without a call, and Step still reports them. Cost: O(levels + alarms
+// fired + alarms moved down a level); at a
 // precision above 1 ns, the first Step or Next to reach an interval of m
 // alarms also orders them by time (a heap), O(m), and the later ones read
 // that order, which Add, Reschedule and Remove keep: each of them, and
