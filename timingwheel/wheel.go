@@ -303,8 +303,8 @@ func (w *Wheel[T]) Config() config.Config { return w.cfg }
 // AlarmPrecision returns the length of one interval, 2^A ns.
 func (w *Wheel[T]) AlarmPrecision() time.Duration { return time.Duration(1) << w.shift }
 
-// Now returns the wheel's clock, in UTC; so do every time the wheel
-// returns and Fired.At (compare times with Equal, not ==).
+// Now returns the wheel's clock in UTC, as are all the times the wheel
+// returns, Fired.At included (compare them with Equal, not ==).
 func (w *Wheel[T]) Now() time.Time { return fromNanos(w.now) }
 
 // Start returns the time the wheel was created with, in UTC (Equal to it).
@@ -677,9 +677,9 @@ func (w *Wheel[T]) AdvanceClockStopAtNextAlarm(to time.Time, fired func(Fired[T]
 // empty wheel it changes nothing and returns false: it never moves the
 // clock past the last alarm. With fired nil, the alarms leave the wheel
 // without a call, and Step still reports them. Cost: O(levels + alarms
-// fired + alarms moved down a level); at a
-// precision above 1 ns, the first Step or Next to reach an interval of m
-// alarms also orders them by time (a heap), O(m), and the later ones read
+// fired + alarms moved down a level); at a precision above 1 ns, the
+// first Step or Next to reach an interval of m alarms also orders them by
+// time (a heap), O(m), and the later ones read
 // that order, which Add, Reschedule and Remove keep: each of them, and
 // each alarm Step fires, then costs O(log m) more.
 func (w *Wheel[T]) Step(fired func(Fired[T])) bool {
