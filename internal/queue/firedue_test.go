@@ -88,14 +88,17 @@ func TestStepAfterPanics(t *testing.T) {
 	}
 
 	// Keys 5 and 9 go due; the handler panics at the first, so 9 waits in
-	// the due list. Then key 12 holds one element.
+	// the due list. Then key 12 holds two elements, so that the step to it
+	// is Step's general one (smallStepOne takes a key of one element).
 	q.CollectTo(10, 0)
 	func() {
 		defer func() { _ = recover() }()
 		q.FireDue(func(queue.Element[int]) { panic("fire") })
 	}()
-	_, err := q.Add(12, 12)
-	mustOK(t, err)
+	for _, v := range []int{12, 13} {
+		_, err := q.Add(12, v)
+		mustOK(t, err)
+	}
 	now = 10
 	var got []int
 	record := func(e queue.Element[int]) { got = append(got, e.Value) }
@@ -107,8 +110,8 @@ func TestStepAfterPanics(t *testing.T) {
 	for range 3 {
 		q.Step(&now, record)
 	}
-	if !slices.Equal(got, []int{9, 12}) {
-		t.Fatalf("Step removed %v, want [9 12]: the due element first", got)
+	if !slices.Equal(got, []int{9, 12, 13}) {
+		t.Fatalf("Step removed %v, want [9 12 13]: the due element first", got)
 	}
 	if now != 12 || q.MinAllowedKey() != 12 {
 		t.Fatalf("after the steps: now %d, MinAllowedKey %d; want 12 and 12", now, q.MinAllowedKey())

@@ -955,9 +955,10 @@ func (q *Queue[T]) Step(now *int64, removed func(Element[T])) int {
 		}
 		if t > *now {
 			*now = t
-			if q.small {
-				q.minAllowed = k // what CollectTo does there: the levels lag
-			} else {
+			// In small mode MinAllowedKey is k already: k is the key of
+			// bucket 0, the base (at most MinAllowedKey, PQ15), or
+			// smallStepOne split the lowest bucket on k and raised it.
+			if !q.small {
 				q.CollectTo(k, 0)
 			}
 		}
