@@ -88,17 +88,14 @@ func TestStepAfterPanics(t *testing.T) {
 	}
 
 	// Keys 5 and 9 go due; the handler panics at the first, so 9 waits in
-	// the due list. Then key 12 holds two elements, so that the step to it
-	// is Step's general one (smallStepOne takes a key of one element).
+	// the due list. Then key 12 holds one element.
 	q.CollectTo(10, 0)
 	func() {
 		defer func() { _ = recover() }()
 		q.FireDue(func(queue.Element[int]) { panic("fire") })
 	}()
-	for _, v := range []int{12, 13} {
-		_, err := q.Add(12, v)
-		mustOK(t, err)
-	}
+	_, err := q.Add(12, 12)
+	mustOK(t, err)
 	now = 10
 	var got []int
 	record := func(e queue.Element[int]) { got = append(got, e.Value) }
@@ -110,11 +107,20 @@ func TestStepAfterPanics(t *testing.T) {
 	for range 3 {
 		q.Step(&now, record)
 	}
-	if !slices.Equal(got, []int{9, 12, 13}) {
-		t.Fatalf("Step removed %v, want [9 12 13]: the due element first", got)
+	if !slices.Equal(got, []int{9, 12}) {
+		t.Fatalf("Step removed %v, want [9 12]: the due element first", got)
 	}
 	if now != 12 || q.MinAllowedKey() != 12 {
 		t.Fatalf("after the steps: now %d, MinAllowedKey %d; want 12 and 12", now, q.MinAllowedKey())
+	}
+	// Key 20 holds two elements: the step splits the lowest bucket on 20,
+	// and MinAllowedKey follows the clock there too.
+	for _, v := range []int{20, 21} {
+		_, err := q.Add(20, v)
+		mustOK(t, err)
+	}
+	if q.Step(&now, record); !slices.Equal(got, []int{9, 12, 20, 21}) || now != 20 || q.MinAllowedKey() != 20 {
+		t.Fatalf("the step to key 20 removed %v, now %d, MinAllowedKey %d; want [... 20 21], 20, 20", got, now, q.MinAllowedKey())
 	}
 	if err := q.Invariant(); err != nil {
 		t.Fatal(err)
