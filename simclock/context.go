@@ -18,6 +18,11 @@ func WithTimeout(parent context.Context, clock Interface, d time.Duration) (cont
 }
 
 // WithDeadline is context.WithDeadline on clock's time; it counts in Waiters.
+// A parent's earlier deadline wins when it is on the same clock (made by
+// WithDeadline or WithTimeout on it); a parent's deadline on any other
+// clock, the wall clock's included, is not compared with this clock's time,
+// and the result gets its own deadline. The parent's end ends the result
+// whatever its cause.
 func WithDeadline(parent context.Context, clock Interface, d time.Time) (context.Context, context.CancelFunc) {
 	if _, ok := clock.(realClock); ok {
 		return context.WithDeadline(parent, d)
@@ -25,7 +30,7 @@ func WithDeadline(parent context.Context, clock Interface, d time.Time) (context
 	if parent == nil {
 		panic("simclock: cannot create context from nil parent")
 	}
-	if cur, ok := parent.Deadline(); ok && cur.Before(d) {
+	if cur, ok := simDeadline(parent, clock); ok && cur.Before(d) {
 		// The parent ends first, by its own means. (At an equal deadline,
 		// as in package context, the result gets its own, so that a
 		// deadline already reached is seen at once even if the parent's
@@ -37,7 +42,7 @@ func WithDeadline(parent context.Context, clock Interface, d time.Time) (context
 	// s.AfterFunc: when s ends, that context is cancelled synchronously with
 	// s's error, and so are its children. The context handed out is that
 	// cancel context wrapped so that reading it first looks at parent.
-	s := &deadlineCtx{parent: parent, deadline: d, done: make(chan struct{})}
+	s := &deadlineCtx{parent: parent, clock: simOf(clock), deadline: d, done: make(chan struct{})}
 	if err := parent.Err(); err != nil {
 		s.finish(err)
 	} else if dur := until(clock, d); dur <= 0 {
@@ -58,6 +63,27 @@ func WithDeadline(parent context.Context, clock Interface, d time.Time) (context
 		s.release()
 	}
 }
+
+// simDeadline returns parent's deadline when it is one WithDeadline made on
+// the time of clock's *Clock, so that it compares with a deadline on that
+// clock. A deadline of any other clock, the wall clock's included, does
+// not: the parent ends by its own means whenever it does, and the child
+// gets its own simulated deadline.
+func simDeadline(parent context.Context, clock Interface) (time.Time, bool) {
+	cur, ok := parent.Deadline()
+	if !ok {
+		return time.Time{}, false
+	}
+	s, _ := parent.Value(deadlineKey{}).(*deadlineCtx)
+	if s == nil || s.clock == nil || s.clock != simOf(clock) || !s.deadline.Equal(cur) {
+		return time.Time{}, false
+	}
+	return cur, true
+}
+
+// deadlineKey is the context key under which a deadlineCtx answers with
+// itself (simDeadline).
+type deadlineKey struct{}
 
 // until is clock.Until(d), without going through a trap of a *Clock: the
 // traps catch the calls of the code under test, not the clock's own.
@@ -96,6 +122,7 @@ func (c *simCtx) Value(key any) any     { c.s.poll(); return c.Context.Value(key
 // learn of its end synchronously and take its Err.
 type deadlineCtx struct {
 	parent     context.Context
+	clock      *Clock // the *Clock whose time deadline is on, or nil
 	deadline   time.Time
 	done       chan struct{}
 	fin        sync.Mutex // held by finish while it runs fns
@@ -108,7 +135,12 @@ type deadlineCtx struct {
 
 func (s *deadlineCtx) Deadline() (time.Time, bool) { return s.deadline, true }
 func (s *deadlineCtx) Done() <-chan struct{}       { return s.done }
-func (s *deadlineCtx) Value(key any) any           { return s.parent.Value(key) }
+func (s *deadlineCtx) Value(key any) any {
+	if key == (deadlineKey{}) {
+		return s
+	}
+	return s.parent.Value(key)
+}
 
 func (s *deadlineCtx) Err() error {
 	s.mu.Lock()

@@ -308,6 +308,44 @@ func TestWithDeadlineEarlierParentDeadline(t *testing.T) {
 	}
 }
 
+// A parent's deadline on another clock (the wall clock, as a test's usual
+// guard, or another simulated clock) says nothing about this clock's time:
+// the child gets its own simulated deadline, counts in Waiters and ends at
+// it, and still ends with the parent.
+func TestWithDeadlineParentOnAnotherClock(t *testing.T) {
+	guard, cancelGuard := context.WithTimeout(context.Background(), time.Hour) // wall clock
+	defer cancelGuard()
+	other := New(t0)
+	otherCtx, cancelOther := WithTimeout(context.Background(), other, time.Second)
+	defer cancelOther()
+	for name, parent := range map[string]context.Context{"wall clock": guard, "other clock": otherCtx} {
+		// This clock reads later than both parents' deadlines, as a clock
+		// started at time.Now() does once a test advances it.
+		c := New(time.Now().Add(24 * time.Hour))
+		ctx, cancel := WithTimeout(parent, c, 30*time.Second)
+		if d, ok := ctx.Deadline(); !ok || !d.Equal(c.Now().Add(30*time.Second)) {
+			t.Fatalf("%s: Deadline = %v, %v; want Now()+30s", name, d, ok)
+		}
+		if w := c.Waiters(); w != 1 {
+			t.Fatalf("%s: Waiters = %d, want 1 (the deadline)", name, w)
+		}
+		c.Advance(time.Minute)
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			t.Fatalf("%s: after Advance past the deadline: Err = %v, want DeadlineExceeded", name, ctx.Err())
+		}
+		cancel()
+	}
+	// The parent still ends the child, by its own means.
+	c := New(time.Now().Add(24 * time.Hour))
+	p, cancelP := context.WithTimeout(context.Background(), time.Hour)
+	ctx, cancel := WithTimeout(p, c, 30*time.Second)
+	defer cancel()
+	cancelP()
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		t.Fatalf("after the wall-clock parent was cancelled: Err = %v, want Canceled", ctx.Err())
+	}
+}
+
 // TestWithTimeoutZeroAtParentDeadline: as with package context, a deadline
 // equal to the parent's makes a context of its own, so WithTimeout(parent, 0)
 // is done at once even when the parent's deadline is exactly Now() and the
