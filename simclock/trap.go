@@ -258,7 +258,10 @@ func (tr *Trap) Wait(ctx context.Context) (*Call, error) {
 	}
 }
 
-// Release lets the call go on and waits until it has returned.
+// Release lets the call go on and waits until it has returned. A call that
+// several traps caught goes on once every one of them has released it; if
+// ctx ends first, the error (which wraps ctx.Err()) names the traps still
+// holding it.
 func (call *Call) Release(ctx context.Context) error {
 	tr := call.trap
 	tr.mu.Lock()
@@ -277,8 +280,36 @@ func (call *Call) Release(ctx context.Context) error {
 	case <-call.g.done:
 		return nil
 	case <-ctx.Done():
+		if others := call.heldElsewhere(); len(others) > 0 {
+			return fmt.Errorf("%w: %s was also caught by %s, which has not released it; every trap that catches a call must release it",
+				ctx.Err(), call.describe(), strings.Join(others, " and "))
+		}
 		return ctx.Err()
 	}
+}
+
+// heldElsewhere names the other open traps that caught the same call and
+// still hold it.
+func (call *Call) heldElsewhere() []string {
+	c := call.trap.c
+	c.mu.Lock()
+	traps := slices.Clone(c.traps)
+	c.mu.Unlock()
+	var names []string
+	for _, tr := range traps {
+		if tr == call.trap {
+			continue
+		}
+		tr.mu.Lock()
+		for held := range tr.held {
+			if held.g == call.g {
+				names = append(names, tr.String())
+				break
+			}
+		}
+		tr.mu.Unlock()
+	}
+	return names
 }
 
 // Close removes the trap and releases the calls it holds.

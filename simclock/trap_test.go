@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -162,6 +163,27 @@ func TestTwoTrapsBothRelease(t *testing.T) {
 	if err := within(t, ctx, releasedA); err != nil {
 		t.Fatal(err)
 	}
+	within(t, ctx, returned)
+}
+
+// A call that two traps caught waits for both; a Release that gives up
+// first says which trap still holds the call.
+func TestTrapReleaseNamesTheOtherTrap(t *testing.T) {
+	ctx := bound(t)
+	c := New(t0)
+	all, tagged := c.Trap().Now(), c.Trap().Now("x")
+	defer all.Close()
+	defer tagged.Close()
+	returned := make(chan struct{})
+	go func() { Tagged(c, "x").Now(); close(returned) }()
+	ca := mustCall(t, ctx, all)
+	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	defer cancel()
+	err := ca.Release(short)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), `trap on Now ["x"]`) {
+		t.Fatalf("Release while another trap holds the call: %v; want DeadlineExceeded naming the other trap", err)
+	}
+	mustRelease(t, ctx, mustCall(t, ctx, tagged))
 	within(t, ctx, returned)
 }
 
