@@ -51,7 +51,10 @@
 //		}))
 //	}
 //
-// go test -rapid.checks=10000 runs longer. For a fuzz target:
+// go test -rapid.checks=10000 runs more cases; each case is a fresh wheel
+// and 30 to 120 calls, so a bug that shows only after hundreds of calls on
+// one wheel needs longer cases: -rapid.steps=200, or WithSteps. For a fuzz
+// target:
 // f.Fuzz(func(t *testing.T, b []byte) { proptest.CheckWheelBytes(t, b) }),
 // then go test -fuzz=FuzzWheel.
 //

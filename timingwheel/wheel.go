@@ -135,8 +135,10 @@
 // costs O(levels + alarms fired + alarms moved down a level), however far it
 // moves the clock: empty intervals cost nothing. A steady load allocates
 // nothing: Add allocates only to hold more alarms than ever before, or more
-// in one slot than that slot ever held. Each method's doc gives its cost
-// where it differs.
+// in one slot than that slot ever held. A call that fails allocates its
+// error, which names its arguments: where cancelling an alarm that may have
+// fired is common, test first (if w.Mem(a) { w.Remove(a) }). Each method's
+// doc gives its cost where it differs.
 //
 // A Wheel is not safe for concurrent use.
 package timingwheel
