@@ -930,9 +930,10 @@ func (q *Queue[T]) Advance(now *int64, to int64, limit int, removed func(Element
 }
 
 // Step is the wheel's Step on the queue, with *now the wheel's clock (its
-// key MinAllowedKey()): when no element not due is at or before *now, it
-// moves *now to the smallest time and MinAllowedKey to its key (nothing is
-// below it to collect); then it is RemoveAtMinKey(*now, removed). It
+// key MinAllowedKey()): when nothing is due and no element is at or before
+// *now, it moves *now to the smallest time and MinAllowedKey to its key
+// (nothing is below it to collect); then it is RemoveAtMinKey(*now,
+// removed). Due elements (a panicking handler's) hold *now where it is. It
 // returns how many it removed.
 func (q *Queue[T]) Step(now *int64, removed func(Element[T])) int {
 	// smallStepOne's own test, first for the crowded bucket 0 (a key of
