@@ -169,6 +169,7 @@ func (m *Model) Remove(a ModelAlarm) error {
 		return m.invalid()
 	}
 	m.alarms = slices.Delete(m.alarms, i, i+1)
+	m.due = slices.DeleteFunc(m.due, func(id ModelAlarm) bool { return id == a }) // as in move
 	return nil
 }
 
